@@ -1,0 +1,33 @@
+import HeraldCore
+
+/// Which app ids and API keys exist and what role each key has; every app route asks it first.
+public struct AppDirectory: Sendable {
+    private let keysByApp: [String: [String: APIKeyRole]]
+
+    /// Builds the directory, rejecting duplicate app ids and an app listed without keys.
+    public init(apps: [AppConfiguration]) throws(ConfigurationError) {
+        var keysByApp: [String: [String: APIKeyRole]] = [:]
+        for app in apps {
+            if app.id.isEmpty { throw ConfigurationError("configuration: an app has an empty id") }
+            if keysByApp[app.id] != nil { throw ConfigurationError("configuration: duplicate app id '\(app.id)'") }
+            if app.keys.isEmpty { throw ConfigurationError("configuration: app '\(app.id)' has no keys") }
+            var keys: [String: APIKeyRole] = [:]
+            for key in app.keys {
+                if key.key.isEmpty { throw ConfigurationError("configuration: app '\(app.id)' has an empty key") }
+                if keys[key.key] != nil { throw ConfigurationError("configuration: app '\(app.id)' lists a key twice") }
+                keys[key.key] = key.role
+            }
+            keysByApp[app.id] = keys
+        }
+        self.keysByApp = keysByApp
+    }
+
+    public var appIds: [String] { keysByApp.keys.sorted() }
+
+    /// Checks the app id and key, then the key's role. 2002 for an unknown app or key, 5007 for too small a role.
+    public func authorize(appId: String, apiKey: String, requires role: APIKeyRole,
+                          denied: HeraldFault? = nil) throws(HeraldFault) {
+        guard let granted = keysByApp[appId]?[apiKey] else { throw .unknownApplication }
+        guard granted >= role else { throw denied ?? .permissionDenied(required: role) }
+    }
+}

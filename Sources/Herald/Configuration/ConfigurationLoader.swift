@@ -1,0 +1,167 @@
+import Configuration
+import Foundation
+import HeraldCore
+import HeraldStore
+
+/// Reads `HeraldConfiguration` through swift-configuration: command-line flags win over `HERALD_*`
+/// environment variables, which win over the JSON file, which wins over the defaults.
+///
+/// The file is flattened into keys by hand (`apps.0.keys.1.role`) because the stock JSON provider
+/// cannot hold arrays of objects; every value is read as a string and converted here, so a wrong
+/// type becomes one clear line instead of a silently ignored setting.
+public enum ConfigurationLoader {
+    /// Settings given as command-line flags.
+    public struct Overrides: Sendable {
+        public var host: String?
+        public var port: Int?
+        public var database: String?
+
+        public init(host: String? = nil, port: Int? = nil, database: String? = nil) {
+            self.host = host
+            self.port = port
+            self.database = database
+        }
+    }
+
+    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            overrides: Overrides = Overrides()) throws(ConfigurationError) -> HeraldConfiguration {
+        var fileValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let file { fileValues = try flatten(try readJSON(file)) }
+        var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let host = overrides.host { flagValues[["herald", "http", "host"]] = ConfigValue(.string(host), isSecret: false) }
+        if let port = overrides.port { flagValues[["herald", "http", "port"]] = ConfigValue(.string(String(port)), isSecret: false) }
+        if let database = overrides.database {
+            flagValues[["herald", "database", "url"]] = ConfigValue(.string(database), isSecret: false)
+        }
+        let reader = ConfigReader(providers: [
+            InMemoryProvider(name: "flags", values: flagValues),
+            EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") }),
+            InMemoryProvider(name: file ?? "no file", values: fileValues),
+        ]).scoped(to: "herald")
+        return try read(Settings(reader: reader))
+    }
+
+    static func read(_ settings: Settings) throws(ConfigurationError) -> HeraldConfiguration {
+        var configuration = HeraldConfiguration()
+        configuration.http.host = settings.string("http.host") ?? configuration.http.host
+        if let port = try settings.integer("http.port") {
+            guard (0...65535).contains(port) else { throw ConfigurationError("configuration: http.port \(port) is not a port number") }
+            configuration.http.port = port
+        }
+        if let url = settings.string("database.url") {
+            do {
+                configuration.database = try DatabaseURL(parsing: url)
+            } catch {
+                throw ConfigurationError("configuration: \(error.description)")
+            }
+        }
+        if let interval = try settings.number("sweeper.intervalSeconds") {
+            guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }
+            configuration.sweeper.intervalSeconds = interval
+        }
+        if let batch = try settings.integer("sweeper.batchSize") {
+            guard (1...100_000).contains(batch) else { throw ConfigurationError("configuration: sweeper.batchSize must be between 1 and 100000") }
+            configuration.sweeper.batchSize = batch
+        }
+        configuration.apps = try readApps(settings)
+        _ = try AppDirectory(apps: configuration.apps)
+        return configuration
+    }
+
+    static func readApps(_ settings: Settings) throws(ConfigurationError) -> [AppConfiguration] {
+        var apps: [AppConfiguration] = []
+        while let id = settings.string("apps.\(apps.count).id") {
+            let index = apps.count
+            var keys: [AppKey] = []
+            while let key = settings.string("apps.\(index).keys.\(keys.count).key", secret: true) {
+                let rolePath = "apps.\(index).keys.\(keys.count).role"
+                guard let roleName = settings.string(rolePath) else {
+                    throw ConfigurationError("configuration: app '\(id)' key #\(keys.count + 1) has no role (\(rolePath))")
+                }
+                guard let role = APIKeyRole(rawValue: roleName) else {
+                    throw ConfigurationError("configuration: app '\(id)' key #\(keys.count + 1) has unknown role '\(roleName)' (expected client, server or admin)")
+                }
+                keys.append(AppKey(key: key, role: role))
+            }
+            apps.append(AppConfiguration(id: id, keys: keys))
+        }
+        return apps
+    }
+
+    static func readJSON(_ path: String) throws(ConfigurationError) -> JSONValue {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError("configuration file '\(path)' cannot be read: \(Self.reason(error))")
+        }
+        do {
+            return try JSONValue.parse(data)
+        } catch {
+            throw ConfigurationError("configuration file '\(path)' is not valid JSON")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain {
+            switch nsError.code {
+            case NSFileReadNoSuchFileError: return "no such file"
+            case NSFileReadNoPermissionError: return "permission denied"
+            default: break
+            }
+        }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+
+    /// Turns the JSON document into `herald.`-prefixed keys with string values.
+    static func flatten(_ document: JSONValue) throws(ConfigurationError) -> [AbsoluteConfigKey: ConfigValue] {
+        guard case .object(let root) = document else {
+            throw ConfigurationError("configuration file must hold a JSON object")
+        }
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        var pending: [([String], JSONValue)] = root.map { (["herald", $0.key], $0.value) }
+        while let (path, value) = pending.popLast() {
+            let text: String
+            switch value {
+            case .object(let object): pending.append(contentsOf: object.map { (path + [$0.key], $0.value) }); continue
+            case .array(let array): pending.append(contentsOf: array.enumerated().map { (path + [String($0.offset)], $0.element) }); continue
+            case .null: continue
+            case .string(let string): text = string
+            case .integer(let number): text = String(number)
+            case .number(let number): text = String(number)
+            case .bool(let flag): text = String(flag)
+            }
+            values[AbsoluteConfigKey(path)] = ConfigValue(.string(text), isSecret: path.last == "key")
+        }
+        return values
+    }
+}
+
+/// Typed reads over string-valued settings, with errors that name the setting.
+struct Settings {
+    let reader: ConfigReader
+
+    func string(_ key: String, secret: Bool = false) -> String? {
+        reader.string(forKey: ConfigKey(key), isSecret: secret)
+    }
+
+    func integer(_ key: String) throws(ConfigurationError) -> Int? {
+        guard let text = string(key) else { return nil }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            throw ConfigurationError("configuration: \(key) must be a whole number, not '\(text)'")
+        }
+        return value
+    }
+
+    func number(_ key: String) throws(ConfigurationError) -> Double? {
+        guard let text = string(key) else { return nil }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+            throw ConfigurationError("configuration: \(key) must be a number, not '\(text)'")
+        }
+        return value
+    }
+}

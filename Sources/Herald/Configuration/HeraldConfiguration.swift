@@ -1,0 +1,64 @@
+import HeraldCore
+import HeraldStore
+
+/// Everything `herald serve` needs, read once at start-up. Tests build it literally (port 0).
+public struct HeraldConfiguration: Sendable {
+    public struct HTTP: Sendable, Equatable {
+        public var host: String
+        /// 0 picks a free port (tests).
+        public var port: Int
+
+        public init(host: String = "127.0.0.1", port: Int = 8080) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public struct Sweeper: Sendable, Equatable {
+        /// How often the timer sweeps. 0 turns the timer off (on-demand sweeps still work).
+        public var intervalSeconds: Double
+        /// Registrations deleted per transaction, so no sweep holds the write lock for long.
+        public var batchSize: Int
+
+        public init(intervalSeconds: Double = 60, batchSize: Int = 1000) {
+            self.intervalSeconds = intervalSeconds
+            self.batchSize = batchSize
+        }
+    }
+
+    public var http: HTTP
+    public var database: DatabaseURL
+    public var sweeper: Sweeper
+    /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.
+    public var apps: [AppConfiguration]
+
+    public init(http: HTTP = HTTP(), database: DatabaseURL = .sqliteFile(path: "./herald.sqlite"),
+                sweeper: Sweeper = Sweeper(), apps: [AppConfiguration] = []) {
+        self.http = http
+        self.database = database
+        self.sweeper = sweeper
+        self.apps = apps
+    }
+}
+
+/// One app and its API keys.
+public struct AppConfiguration: Sendable, Equatable {
+    public var id: String
+    public var keys: [AppKey]
+
+    public init(id: String, keys: [AppKey]) {
+        self.id = id
+        self.keys = keys
+    }
+}
+
+/// An API key and what it may do.
+public struct AppKey: Sendable, Equatable {
+    public var key: String
+    public var role: APIKeyRole
+
+    public init(key: String, role: APIKeyRole) {
+        self.key = key
+        self.role = role
+    }
+}

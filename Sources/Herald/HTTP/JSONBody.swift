@@ -1,0 +1,36 @@
+import Foundation
+import HeraldCore
+import Hummingbird
+import NIOCore
+
+/// Request and response bodies as JSON, the only format the Backendless API speaks.
+enum JSONBody {
+    /// Reads and parses the request body; over 64 KiB is 413/8000 naming "body", non-JSON is 8002.
+    static func read(_ request: Request) async throws -> JSONValue {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: Limits.requestBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
+        }
+        if buffer.readableBytes == 0 { throw HeraldFault.unparsable("the body is empty; a JSON object is expected") }
+        return try JSONValue.parse(buffer.readableBytesView)
+    }
+
+    /// A JSON response with the given status.
+    static func response(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? JSONEncoder.herald.encode(value)) ?? Data("null".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension JSONEncoder {
+    /// Sorted keys: answers are stable, which keeps clients' caches and tests' diffs calm.
+    static var herald: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,78 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// Device registration, as in the contract's "Device registration" section.
+struct RegistrationRoutes {
+    let store: any RegistrationStore
+    let apps: AppDirectory
+    let clock: any WallClock
+
+    func add(to router: Router<some RequestContext>) {
+        let path = "/{appId}/{apiKey}/messaging/registrations"
+        router.post(RouterPath(path)) { request, context in try await register(request, context) }
+        router.get(RouterPath(path + "/{deviceId}")) { _, context in try await get(context) }
+        router.delete(RouterPath(path + "/{deviceId}")) { request, context in try await delete(request, context) }
+    }
+
+    func register(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .client)
+        let body = try await JSONBody.read(request)
+        let now = clock.now
+        let registration = try RegistrationRequest(json: body, now: now)
+        let receipt = try await store.register(app: scope.appId, registration, now: now)
+        let channelIds = receipt.channelRegistrationIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }
+        return JSONBody.response(.object([
+            "registrationId": .string(receipt.registrationId),
+            "channels": .object(Dictionary(uniqueKeysWithValues: channelIds)),
+        ]))
+    }
+
+    func get(_ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .client)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        guard let device = try await store.device(app: scope.appId, deviceId: deviceId, now: clock.now) else {
+            throw HeraldFault.unknownDeviceOnGet
+        }
+        return JSONBody.response(.array([device.json]))
+    }
+
+    func delete(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .client)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        let now = clock.now
+        guard let list = request.uri.queryParameters["channels"] else {
+            guard try await store.unregister(app: scope.appId, deviceId: deviceId, now: now) else {
+                throw HeraldFault.unknownDeviceOnDelete
+            }
+            return JSONBody.response(.object(["result": .bool(true)]))
+        }
+        let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
+            throw HeraldFault.invalidParameter("channels", "expected a comma-separated list of channel names")
+        }
+        let channels = try names.map { name throws(HeraldFault) in try ChannelName(validating: name, property: "channels") }
+        guard let remaining = try await store.unregister(app: scope.appId, deviceId: deviceId, channels: channels, now: now) else {
+            throw HeraldFault.unknownDeviceOnDelete
+        }
+        return JSONBody.response(.object(["result": .bool(true), "remainingChannels": .integer(Int64(remaining))]))
+    }
+}
+
+extension DeviceRegistration {
+    /// The Backendless GET shape, plus the registry fields Herald keeps.
+    var json: JSONValue {
+        .object([
+            "id": .string(registrationId),
+            "deviceToken": .string(deviceToken),
+            "deviceId": .string(deviceId),
+            "os": .string(os.rawValue),
+            "osVersion": osVersion.map(JSONValue.string) ?? .null,
+            "channels": .array(channels.map { .string($0.rawValue) }),
+            "expiration": expiration.map { .integer($0.milliseconds) } ?? .null,
+            "createdAt": .integer(createdAt.milliseconds),
+            "lastSeenAt": .integer(lastSeenAt.milliseconds),
+            "isActive": .bool(isActive),
+        ])
+    }
+}

@@ -1,0 +1,94 @@
+/// A failure that Herald reports to a client, in Backendless's `{"code","message"}` shape.
+///
+/// `code` is the stable Backendless code an SDK switches on; `kind` picks the HTTP status,
+/// which the HTTP layer decides (HeraldCore knows nothing of HTTP).
+public struct HeraldFault: Error, Sendable, Equatable, CustomStringConvertible {
+    /// How a fault maps onto an HTTP status class.
+    public enum Kind: Sendable, Equatable {
+        case validation
+        case unauthenticated
+        case forbidden
+        case notFound
+        case tooLarge
+        case rateLimited
+        case `internal`
+    }
+
+    public let code: Int
+    public let kind: Kind
+    public let message: String
+
+    public init(code: Int, kind: Kind, message: String) {
+        self.code = code
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+extension HeraldFault {
+    /// 2002: the app id or API key is unknown.
+    public static let unknownApplication = HeraldFault(
+        code: 2002, kind: .unauthenticated,
+        message: "Unable to find application. Check application id and/or API key.")
+
+    /// 5007: the key is valid but its role is too small for the route.
+    public static func permissionDenied(required: APIKeyRole) -> HeraldFault {
+        HeraldFault(code: 5007, kind: .forbidden,
+                    message: "User has no permission for this operation: a key with role '\(required.rawValue)' is required")
+    }
+
+    public static let unknownDeviceOnGet = HeraldFault(
+        code: 5000, kind: .notFound,
+        message: "Unable to retrieve device registration - unknown device ID")
+
+    public static let unknownDeviceOnDelete = HeraldFault(
+        code: 5001, kind: .notFound,
+        message: "Unable to cancel device registration - unknown device ID")
+
+    public static let expirationNotInFuture = HeraldFault(
+        code: 5004, kind: .validation,
+        message: "Invalid expiration date. The expiration date must be after the current time.")
+
+    public static func unknownChannel(_ name: String) -> HeraldFault {
+        HeraldFault(code: 5010, kind: .notFound, message: "Channel does not exist: '\(name)'")
+    }
+
+    public static let missingDeviceId = HeraldFault(
+        code: 5011, kind: .validation, message: "Device ID cannot be null or empty")
+
+    public static func invalidChannelName(_ detail: String) -> HeraldFault {
+        HeraldFault(code: 5044, kind: .validation, message: "Channel name is invalid: \(detail)")
+    }
+
+    /// 8000, naming the property, its length and the limit.
+    public static func tooLong(property: String, length: Int, limit: Int) -> HeraldFault {
+        HeraldFault(code: 8000, kind: .validation,
+                    message: "Property value exceeds the length limit: '\(property)' is \(length) long, the limit is \(limit)")
+    }
+
+    /// 8000 for a request body over the limit (HTTP 413).
+    public static func bodyTooLarge(limit: Int) -> HeraldFault {
+        HeraldFault(code: 8000, kind: .tooLarge,
+                    message: "Property value exceeds the length limit: 'body' is over \(limit) bytes, the limit is \(limit)")
+    }
+
+    public static func unparsable(_ detail: String) -> HeraldFault {
+        HeraldFault(code: 8002, kind: .validation, message: "Could not parse request with message: \(detail)")
+    }
+
+    public static func missingParameter(_ name: String) -> HeraldFault {
+        HeraldFault(code: 8007, kind: .validation, message: "Missing parameter '\(name)'")
+    }
+
+    public static func invalidParameter(_ name: String, _ detail: String) -> HeraldFault {
+        HeraldFault(code: 8008, kind: .validation, message: "Invalid parameter '\(name)': \(detail)")
+    }
+
+    /// 404 for a route that does not exist; Backendless has no dedicated code, 8008-style text keeps clients' parsers happy.
+    public static let noSuchRoute = HeraldFault(code: 404, kind: .notFound, message: "No such route")
+
+    /// An internal failure; the message never carries details.
+    public static let internalError = HeraldFault(code: 500, kind: .internal, message: "Internal server error")
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
+import SQLiteKit
+import Synchronization
+
+/// The embedded backend: one SQLite file in WAL mode.
+///
+/// Writes go through one connection with group commit (`synchronous=FULL`: a committed write survives
+/// `kill -9` and power loss). Reads use their own connections, so they see only committed data and never
+/// wait for a commit. An in-memory database has a single connection, so there reads queue with writes.
+public final class SQLiteBackend: SQLBackend {
+    private let writer: SQLiteConnection
+    private let committer: GroupCommitter
+    private let readers: [SQLiteConnection]
+    private let nextReader = Atomic<Int>(0)
+    private let logger: Logger
+
+    /// A file that could not be opened or set up; the message is for an operator.
+    public struct OpenFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection], logger: Logger) {
+        self.writer = writer
+        self.readers = readers
+        self.logger = logger
+        self.committer = GroupCommitter(database: writer.sql(), beginStatement: "BEGIN IMMEDIATE")
+    }
+
+    /// Opens (creating if needed) the database. `readConnections` applies to files only.
+    public static func open(_ url: DatabaseURL, readConnections: Int = 2, logger: Logger) async throws -> SQLiteBackend {
+        switch url {
+        case .sqliteMemory:
+            let connection = try await SQLiteConnection.open(storage: .memory, logger: logger)
+            try await configure(connection, file: false)
+            return SQLiteBackend(writer: connection, readers: [], logger: logger)
+        case .sqliteFile(let path):
+            try checkWritable(path)
+            let writer: SQLiteConnection
+            do {
+                writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                try await configure(writer, file: true)
+            } catch {
+                throw OpenFailure(description: "database file '\(path)' cannot be opened: \(error)")
+            }
+            var readers: [SQLiteConnection] = []
+            for _ in 0..<max(1, readConnections) {
+                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                try await configureReader(reader)
+                readers.append(reader)
+            }
+            return SQLiteBackend(writer: writer, readers: readers, logger: logger)
+        }
+    }
+
+    /// Names the problem before SQLite does, because SQLite's own message ("unable to open database file") does not.
+    static func checkWritable(_ path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw OpenFailure(description: "database path '\(path)' is not writable: directory '\(directory)' does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.isWritableFile(atPath: path) else {
+                throw OpenFailure(description: "database path '\(path)' is not writable: the file is read-only")
+            }
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw OpenFailure(description: "database path '\(path)' is not writable: cannot create files in '\(directory)'")
+        }
+    }
+
+    private static func configure(_ connection: SQLiteConnection, file: Bool) async throws {
+        let sql = connection.sql()
+        if file {
+            try await sql.raw("PRAGMA journal_mode = WAL").run()
+            // FULL: the WAL is fsynced at every commit, so an answered write survives power loss, not only kill -9.
+            try await sql.raw("PRAGMA synchronous = FULL").run()
+        }
+        try await sql.raw("PRAGMA foreign_keys = ON").run()
+        // Another process (`herald sweep`) may hold the write lock for one batch; wait instead of failing.
+        try await sql.raw("PRAGMA busy_timeout = 5000").run()
+        try await sql.raw("PRAGMA temp_store = MEMORY").run()
+    }
+
+    private static func configureReader(_ connection: SQLiteConnection) async throws {
+        let sql = connection.sql()
+        try await sql.raw("PRAGMA busy_timeout = 5000").run()
+        try await sql.raw("PRAGMA query_only = ON").run()
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if readers.isEmpty { return try await committer.run(body) }
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await body(readers[index % readers.count].sql())
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await committer.run(body)
+    }
+
+    public func close() async throws {
+        for reader in readers { try await reader.close() }
+        try await writer.close()
+    }
+}

@@ -1,0 +1,51 @@
+import HeraldCore
+
+/// Everything Herald keeps about devices, channels and registrations, behind one interface so the
+/// routes and the sweeper never know which database holds them.
+///
+/// Every method that takes `now` treats registrations whose expiration is at or before it as gone,
+/// whether or not a sweep has removed them yet.
+public protocol RegistrationStore: Sendable {
+    /// Upserts the device and its listed channels (additive per channel). Durable when it returns.
+    func register(app: String, _ request: RegistrationRequest, now: Timestamp) async throws -> RegistrationReceipt
+
+    /// The device with its live channels, or nil when it is unknown or every channel has expired.
+    func device(app: String, deviceId: String, now: Timestamp) async throws -> DeviceRegistration?
+
+    /// Removes the device and all its registrations. False when it had no live registration.
+    func unregister(app: String, deviceId: String, now: Timestamp) async throws -> Bool
+
+    /// Removes the device from the given channels only. Returns how many live channels remain,
+    /// or nil when the device had no live registration.
+    func unregister(app: String, deviceId: String, channels: [ChannelName], now: Timestamp) async throws -> Int?
+
+    /// Removes a channel and its registrations. False when the channel does not exist.
+    func deleteChannel(app: String, name: ChannelName) async throws -> Bool
+
+    /// The app's channels with their live registration counts, by name.
+    func channels(app: String, now: Timestamp) async throws -> [ChannelSummary]
+
+    /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`.
+    func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember]
+
+    /// Deletes up to `limit` registrations that expired at or before `now`, and the devices left with
+    /// none, in one transaction. Returns how many registrations it removed.
+    func sweepExpired(now: Timestamp, limit: Int) async throws -> Int
+
+    /// The app's stored API keys (the generated demo app's keys live here).
+    func storedKeys(app: String) async throws -> [StoredKey]
+
+    /// Stores `keys` for `app` unless it has keys already; returns the keys in force and whether they were new.
+    func storeKeysIfAbsent(app: String, keys: [StoredKey], now: Timestamp) async throws -> (keys: [StoredKey], created: Bool)
+}
+
+/// An API key kept in the database.
+public struct StoredKey: Sendable, Equatable {
+    public var key: String
+    public var role: APIKeyRole
+
+    public init(key: String, role: APIKeyRole) {
+        self.key = key
+        self.role = role
+    }
+}

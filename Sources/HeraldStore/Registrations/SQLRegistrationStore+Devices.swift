@@ -1,0 +1,75 @@
+import HeraldCore
+import SQLKit
+
+extension SQLRegistrationStore {
+    public func device(app: String, deviceId: String, now: Timestamp) async throws -> DeviceRegistration? {
+        try await backend.read { db in
+            let rows = try await db.raw("""
+                SELECT d.registration_id, d.device_id AS device_key, d.device_token, d.os, d.os_version,
+                       d.created_at, d.last_seen_at, d.is_active, c.name, r.expires_at
+                FROM devices d
+                JOIN registrations r ON r.device_id = d.id
+                JOIN channels c ON c.id = r.channel_id
+                WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId)
+                  AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
+                ORDER BY c.name
+                """).all()
+            guard let first = rows.first else { return nil }
+            var channels: [ChannelName] = []
+            var earliest: Int64?
+            for row in rows {
+                channels.append(try ChannelName(validating: try row.decode(column: "name", as: String.self)))
+                if let expires = try row.decode(column: "expires_at", as: Int64?.self) {
+                    earliest = min(earliest ?? expires, expires)
+                }
+            }
+            return DeviceRegistration(
+                registrationId: try first.decode(column: "registration_id", as: String.self),
+                deviceId: try first.decode(column: "device_key", as: String.self),
+                deviceToken: try first.decode(column: "device_token", as: String.self),
+                os: try DeviceOS(parsing: try first.decode(column: "os", as: String.self)),
+                osVersion: try first.decode(column: "os_version", as: String?.self),
+                channels: channels,
+                expiration: earliest.map(Timestamp.init(milliseconds:)),
+                createdAt: Timestamp(milliseconds: try first.decode(column: "created_at", as: Int64.self)),
+                lastSeenAt: Timestamp(milliseconds: try first.decode(column: "last_seen_at", as: Int64.self)),
+                isActive: try first.decode(column: "is_active", as: Bool.self))
+        }
+    }
+
+    public func unregister(app: String, deviceId: String, now: Timestamp) async throws -> Bool {
+        try await backend.write { db in
+            let live = try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now)
+            try await db.raw("DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
+            return live > 0
+        }
+    }
+
+    public func unregister(app: String, deviceId: String, channels: [ChannelName], now: Timestamp) async throws -> Int? {
+        try await backend.write { db in
+            guard try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now) > 0 else { return nil }
+            if !channels.isEmpty {
+                try await db.raw("""
+                    DELETE FROM registrations
+                    WHERE device_id = (SELECT id FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId))
+                      AND channel_id IN (SELECT id FROM channels WHERE app_id = \(bind: app) AND name IN (\(binds: channels.map(\.rawValue))))
+                    """).run()
+            }
+            let remaining = try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now)
+            if remaining == 0 {
+                // Its last live channel is gone, so the device is gone too (as after expiry).
+                try await db.raw("DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
+            }
+            return remaining
+        }
+    }
+
+    static func liveChannelCount(_ db: any SQLDatabase, app: String, deviceId: String, now: Timestamp) async throws -> Int {
+        let row = try await db.raw("""
+            SELECT COUNT(*) AS live FROM registrations r JOIN devices d ON d.id = r.device_id
+            WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId)
+              AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
+            """).first()
+        return try row?.decode(column: "live", as: Int.self) ?? 0
+    }
+}
