@@ -59,10 +59,19 @@ let package = Package(
         .executableTarget(
             name: "herald-bench",
             dependencies: [
+                "Herald",
                 "HeraldCore",
                 "HeraldStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .testTarget(
+            name: "HeraldCoreTests",
+            dependencies: ["HeraldCore"]
+        ),
+        .testTarget(
+            name: "HeraldStoreTests",
+            dependencies: ["HeraldStore", "HeraldCore"]
         ),
         .testTarget(
             name: "HeraldTests",

@@ -30,6 +30,8 @@ public final class SweeperService: Service {
         for await _ in ticks.cancelOnGracefulShutdown() {
             do {
                 _ = try await sweeper.sweep(trigger: "timer")
+            } catch is CancellationError {
+                return
             } catch {
                 // A failed sweep is retried at the next tick; expired rows stay invisible meanwhile.
                 logger.error("sweep failed", metadata: ["herald.error": "\(error)"])

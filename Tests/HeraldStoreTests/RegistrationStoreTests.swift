@@ -1,0 +1,166 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// The store's behaviour, described once and run against every backend.
+@Suite struct RegistrationStoreTests {
+    let t0 = Fixture.t0
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func registerThenReadBack(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            let receipt = try await store.register(app: "shop", try Fixture.request("d1", channels: ["news", "default"]), now: t0)
+            #expect(Set(receipt.channelRegistrationIds.keys.map(\.rawValue)) == ["news", "default"])
+            let device = try #require(try await store.device(app: "shop", deviceId: "d1", now: t0))
+            #expect(device.registrationId == receipt.registrationId)
+            #expect(device.deviceToken == "aabbccdd")
+            #expect(device.channels.map(\.rawValue) == ["default", "news"])
+            #expect(device.expiration == nil)
+            #expect(device.os == .ios && device.osVersion == "17.2")
+            #expect(device.isActive)
+            #expect(device.createdAt == t0 && device.lastSeenAt == t0)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func appsAreIsolated(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            _ = try await store.register(app: "shop", try Fixture.request("d1"), now: t0)
+            #expect(try await store.device(app: "other", deviceId: "d1", now: t0) == nil)
+            #expect(try await store.channels(app: "other", now: t0).isEmpty)
+            #expect(try await store.unregister(app: "other", deviceId: "d1", now: t0) == false)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0) != nil)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func registeringAgainIsAdditivePerChannelAndUpdatesTheDevice(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            let first = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b"], expiresAt: t0.adding(milliseconds: 10_000)), now: t0)
+            let later = t0.adding(milliseconds: 5_000)
+            let second = try await store.register(
+                app: "shop", try Fixture.request("d1", token: "eeff0011", channels: ["b", "c"], expiresAt: t0.adding(milliseconds: 60_000), osVersion: "18.0"),
+                now: later)
+            #expect(second.registrationId == first.registrationId, "the registration id is stable per app + deviceId")
+            #expect(second.channelRegistrationIds[try Fixture.channel("b")] == first.channelRegistrationIds[try Fixture.channel("b")])
+            let device = try #require(try await store.device(app: "shop", deviceId: "d1", now: later))
+            #expect(device.channels.map(\.rawValue) == ["a", "b", "c"], "channel a, not listed again, stays")
+            #expect(device.deviceToken == "eeff0011")
+            #expect(device.osVersion == "18.0")
+            #expect(device.createdAt == t0)
+            #expect(device.lastSeenAt == later)
+            #expect(device.expiration == t0.adding(milliseconds: 10_000), "the earliest live expiration is a's")
+            // After a's expiration only b and c (re-registered with the later expiration) remain.
+            let afterA = t0.adding(milliseconds: 10_000)
+            let rest = try #require(try await store.device(app: "shop", deviceId: "d1", now: afterA))
+            #expect(rest.channels.map(\.rawValue) == ["b", "c"])
+            #expect(rest.expiration == t0.adding(milliseconds: 60_000))
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func expiredRegistrationsAreInvisibleBeforeAnySweep(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            let expiry = t0.adding(milliseconds: 1_000)
+            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["news"], expiresAt: expiry), now: t0)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: expiry.adding(milliseconds: -1)) != nil)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: expiry) == nil, "expired at its expiration instant")
+            #expect(try await store.channels(app: "shop", now: expiry) == [ChannelSummary(name: try Fixture.channel("news"), registrations: 0)])
+            #expect(try await store.members(app: "shop", channel: try Fixture.channel("news"), after: 0, limit: 10, now: expiry).isEmpty)
+            #expect(try await store.unregister(app: "shop", deviceId: "d1", now: expiry) == false)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func unregisterRemovesEverything(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b"]), now: t0)
+            #expect(try await store.unregister(app: "shop", deviceId: "d1", now: t0))
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0) == nil)
+            #expect(try await store.members(app: "shop", channel: try Fixture.channel("a"), after: 0, limit: 10, now: t0).isEmpty)
+            #expect(try await store.unregister(app: "shop", deviceId: "d1", now: t0) == false)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func unregisterSomeChannelsReportsWhatRemains(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b", "c"]), now: t0)
+            #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [try Fixture.channel("a"), try Fixture.channel("zz")], now: t0) == 2)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0)?.channels.map(\.rawValue) == ["b", "c"])
+            #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [try Fixture.channel("b"), try Fixture.channel("c")], now: t0) == 0)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0) == nil, "no channel left: the device is gone")
+            #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [try Fixture.channel("a")], now: t0) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func channelsAreListedWithLiveCountsAndCanBeDeleted(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b"]), now: t0)
+            _ = try await store.register(app: "shop", try Fixture.request("d2", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            let later = t0.adding(milliseconds: 10)
+            #expect(try await store.channels(app: "shop", now: t0).map { "\($0.name):\($0.registrations)" } == ["a:2", "b:1"])
+            #expect(try await store.channels(app: "shop", now: later).map { "\($0.name):\($0.registrations)" } == ["a:1", "b:1"])
+            #expect(try await store.deleteChannel(app: "shop", name: try Fixture.channel("a")))
+            #expect(try await store.deleteChannel(app: "shop", name: try Fixture.channel("a")) == false)
+            #expect(try await store.channels(app: "shop", now: t0).map(\.name.rawValue) == ["b"])
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0)?.channels.map(\.rawValue) == ["b"])
+            #expect(try await store.device(app: "shop", deviceId: "d2", now: t0) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func membersPageByCursorAndSkipExpired(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            for index in 0..<25 {
+                let expires: Timestamp? = index % 5 == 0 ? t0.adding(milliseconds: 100) : nil
+                _ = try await store.register(app: "shop", try Fixture.request("d\(index)", channels: ["big"], expiresAt: expires), now: t0)
+            }
+            _ = try await store.register(app: "shop", try Fixture.request("other", channels: ["small"]), now: t0)
+            let now = t0.adding(milliseconds: 100)
+            var cursor: Int64 = 0
+            var seen: [String] = []
+            while true {
+                let page = try await store.members(app: "shop", channel: try Fixture.channel("big"), after: cursor, limit: 7, now: now)
+                if page.isEmpty { break }
+                #expect(page.count <= 7)
+                #expect(page.map(\.cursor) == page.map(\.cursor).sorted())
+                seen += page.map(\.deviceId)
+                cursor = page.last!.cursor
+            }
+            #expect(seen.count == 20)
+            #expect(Set(seen) == Set((0..<25).filter { $0 % 5 != 0 }.map { "d\($0)" }))
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func storedKeysAreCreatedOnce(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            let keys = [StoredKey(key: "c-1", role: .client), StoredKey(key: "a-1", role: .admin)]
+            let first = try await store.storeKeysIfAbsent(app: "demo", keys: keys, now: t0)
+            #expect(first.created && first.keys == keys)
+            let second = try await store.storeKeysIfAbsent(app: "demo", keys: [StoredKey(key: "x", role: .client)], now: t0)
+            #expect(!second.created)
+            #expect(Set(second.keys.map(\.key)) == ["c-1", "a-1"])
+            #expect(Set(try await store.storedKeys(app: "demo").map(\.key)) == ["c-1", "a-1"])
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func concurrentRegistrationsAreAllKept(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<300 {
+                    group.addTask {
+                        _ = try await store.register(app: "shop", try Fixture.request("d\(index)", channels: ["c\(index % 7)", "all"]), now: t0)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let counts = try await store.channels(app: "shop", now: t0)
+            #expect(counts.first { $0.name.rawValue == "all" }?.registrations == 300)
+            #expect(counts.filter { $0.name.rawValue != "all" }.map(\.registrations).reduce(0, +) == 300)
+        }
+    }
+}

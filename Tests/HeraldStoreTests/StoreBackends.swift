@@ -1,0 +1,72 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+
+/// Every backend the store suite runs against. A new backend (PostgreSQL) is one more case here;
+/// no test body changes.
+enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
+    case sqliteMemory
+    case sqliteFile
+
+    var description: String { rawValue }
+
+    /// Opens a fresh, migrated store, runs `body`, and removes what it created.
+    func withStore<T>(_ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws -> T {
+        let logger = Logger(label: "herald.tests")
+        switch self {
+        case .sqliteMemory:
+            let backend = try await SQLiteBackend.open(.sqliteMemory, logger: logger)
+            try await Migrator(backend: backend).migrate(logger: logger)
+            return try await Self.closing(backend) { try await body(SQLRegistrationStore(backend: backend), backend) }
+        case .sqliteFile:
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let backend = try await SQLiteBackend.open(.sqliteFile(path: directory.path("store.sqlite")), logger: logger)
+            try await Migrator(backend: backend).migrate(logger: logger)
+            return try await Self.closing(backend) { try await body(SQLRegistrationStore(backend: backend), backend) }
+        }
+    }
+
+    private static func closing<T>(_ backend: any SQLBackend, _ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            try await backend.close()
+            return value
+        } catch {
+            try? await backend.close()
+            throw error
+        }
+    }
+}
+
+/// A directory under the system temp folder, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Builders for validated requests, so store tests read as the scenario they describe.
+enum Fixture {
+    static let t0 = Timestamp(milliseconds: 1_800_000_000_000)
+
+    static func request(_ deviceId: String, token: String = "aabbccdd", os: DeviceOS = .ios, channels: [String] = [],
+                        expiresAt: Timestamp? = nil, osVersion: String? = "17.2") throws -> RegistrationRequest {
+        RegistrationRequest(
+            deviceId: try DeviceID(validating: deviceId),
+            deviceToken: try DeviceToken(validating: token, os: os),
+            os: os, osVersion: osVersion,
+            channels: try channels.map { name throws(HeraldFault) in try ChannelName(validating: name) },
+            expiration: expiresAt.map(Expiration.init(timestamp:)))
+    }
+
+    static func channel(_ name: String) throws -> ChannelName { try ChannelName(validating: name) }
+}

@@ -1,0 +1,78 @@
+import HeraldCore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Bad input always gets a Backendless `{"code","message"}` answer with the listed code; never a 500.
+@Suite struct ErrorAPITests {
+    let base = "/shop/k-client/messaging/registrations"
+
+    @Test(arguments: [
+        (#"{"deviceId": "d1"}"#, 8007),
+        (#"{"deviceToken": "ab"}"#, 5011),
+        (#"{"deviceToken": "ab", "deviceId": ""}"#, 5011),
+        (#"{"deviceToken": "xyz", "deviceId": "d1"}"#, 8008),
+        (#"{"deviceToken": "ab", "deviceId": "d1", "os": "PALM"}"#, 8008),
+        (#"{"deviceToken": "ab", "deviceId": "d1", "channels": ["bad name"]}"#, 5044),
+        (#"{"deviceToken": "ab", "deviceId": "d1", "channels": ["registrations"]}"#, 5044),
+        (#"{"deviceToken": "ab", "deviceId": "d1", "channels": ["message:1"]}"#, 5044),
+        ("[]", 8002),
+        ("not json", 8002),
+        ("", 8002),
+    ])
+    func invalidBodies(_ body: String, _ code: Int) async throws {
+        try await TestHerald.with(file: false) { h in
+            let answer = try await h.client.call(.post, base, json: body)
+            #expect(answer.status == .badRequest)
+            #expect(answer.body.code == Int64(code))
+            #expect(answer.body.keys == ["code", "message"])
+            #expect(answer.contentType == "application/json")
+            #expect(try await h.client.call(.get, base + "/d1").body.code == 5000, "nothing half-written")
+        }
+    }
+
+    @Test func overLongPropertyIs8000NamingIt() async throws {
+        try await TestHerald.with(file: false) { h in
+            let id = String(repeating: "x", count: 129)
+            let answer = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "\#(id)"}"#)
+            #expect(answer.status == .badRequest && answer.body.code == 8000)
+            guard case .string(let message)? = answer.body["message"] else { Issue.record("no message"); return }
+            #expect(message.hasPrefix("Property value exceeds the length limit"))
+            #expect(message.contains("'deviceId'") && message.contains("129") && message.contains("128"))
+        }
+    }
+
+    @Test func bodyOver64KiBIs413With8000NamingBody() async throws {
+        try await TestHerald.with(file: false) { h in
+            let padding = String(repeating: "a", count: 70_000)
+            let answer = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "pad": "\#(padding)"}"#)
+            #expect(answer.status == .contentTooLarge)
+            #expect(answer.body.code == 8000)
+            guard case .string(let message)? = answer.body["message"] else { Issue.record("no message"); return }
+            #expect(message.contains("'body'"))
+        }
+    }
+
+    @Test func unknownRoutesAnswerJSON() async throws {
+        try await TestHerald.with(file: false) { h in
+            let answer = try await h.client.call(.get, "/nothing/here")
+            #expect(answer.status == .notFound)
+            #expect(answer.body.keys == ["code", "message"])
+        }
+    }
+
+    @Test func randomBodiesNeverCauseA500() async throws {
+        try await TestHerald.with(file: false) { h in
+            var generator = SystemRandomNumberGenerator()
+            let fragments = [#""deviceToken""#, #""deviceId""#, #""channels""#, #""expiration""#, #""os""#, "null", "true", "1e400",
+                             "-1", #""ab""#, "[", "]", "{", "}", ":", ",", #""\u0000""#, "99999999999999999999", #"["a"]"#]
+            for _ in 0..<300 {
+                let body = (0..<Int.random(in: 1...12, using: &generator))
+                    .map { _ in fragments.randomElement(using: &generator)! }.joined()
+                let answer = try await h.client.call(.post, base, json: body)
+                #expect(answer.status != .internalServerError, "500 for body \(body)")
+                if answer.status != .ok { #expect(answer.body.keys == ["code", "message"], "shape for body \(body)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Herald
+import HeraldStore
+import Testing
+
+@Suite struct ConfigurationLoaderTests {
+    static let example = """
+        {"http": {"host": "0.0.0.0", "port": 9090},
+         "database": {"url": "sqlite:///var/lib/herald/herald.sqlite"},
+         "sweeper": {"intervalSeconds": 30, "batchSize": 500},
+         "apps": [{"id": "shop", "keys": [{"key": "k-client", "role": "client"},
+                                         {"key": "k-server", "role": "server"},
+                                         {"key": "k-admin",  "role": "admin"}]},
+                  {"id": "blog", "keys": [{"key": "b-admin", "role": "admin"}]}]}
+        """
+
+    func withFile<T>(_ contents: String, _ body: (String) throws -> T) throws -> T {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).json").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try body(path)
+    }
+
+    func failure(_ contents: String, environment: [String: String] = [:]) throws -> String? {
+        try withFile(contents) { path -> String? in
+            do {
+                _ = try ConfigurationLoader.load(file: path, environment: environment)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+
+    @Test func readsTheDocumentedFile() throws {
+        let configuration = try withFile(Self.example) { try ConfigurationLoader.load(file: $0, environment: [:]) }
+        #expect(configuration.http == .init(host: "0.0.0.0", port: 9090))
+        #expect(configuration.database == .sqliteFile(path: "/var/lib/herald/herald.sqlite"))
+        #expect(configuration.sweeper == .init(intervalSeconds: 30, batchSize: 500))
+        #expect(configuration.apps.map(\.id) == ["shop", "blog"])
+        #expect(configuration.apps[0].keys == [AppKey(key: "k-client", role: .client), AppKey(key: "k-server", role: .server),
+                                                AppKey(key: "k-admin", role: .admin)])
+    }
+
+    @Test func defaultsNeedNoConfigurationAtAll() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(configuration.http == .init(host: "127.0.0.1", port: 8080))
+        #expect(configuration.database == .sqliteFile(path: "./herald.sqlite"))
+        #expect(configuration.sweeper == .init(intervalSeconds: 60, batchSize: 1000))
+        #expect(configuration.apps.isEmpty, "no apps: demo mode")
+    }
+
+    @Test func environmentOverridesTheFileAndFlagsOverrideBoth() throws {
+        let environment = ["HERALD_HTTP_PORT": "7000", "HERALD_SWEEPER_INTERVAL_SECONDS": "5",
+                           "HERALD_DATABASE_URL": "sqlite:///tmp/env.sqlite", "HTTP_PORT": "1"]
+        let fromEnvironment = try withFile(Self.example) { try ConfigurationLoader.load(file: $0, environment: environment) }
+        #expect(fromEnvironment.http.port == 7000)
+        #expect(fromEnvironment.http.host == "0.0.0.0")
+        #expect(fromEnvironment.sweeper.intervalSeconds == 5)
+        #expect(fromEnvironment.database == .sqliteFile(path: "/tmp/env.sqlite"))
+        let fromFlags = try withFile(Self.example) {
+            try ConfigurationLoader.load(file: $0, environment: environment,
+                                         overrides: .init(host: "::1", port: 6000, database: "sqlite::memory:"))
+        }
+        #expect(fromFlags.http == .init(host: "::1", port: 6000))
+        #expect(fromFlags.database == .sqliteMemory)
+    }
+
+    @Test func appsCanComeFromTheEnvironment() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [
+            "HERALD_APPS_0_ID": "env-app", "HERALD_APPS_0_KEYS_0_KEY": "secret", "HERALD_APPS_0_KEYS_0_ROLE": "server",
+        ])
+        #expect(configuration.apps == [AppConfiguration(id: "env-app", keys: [AppKey(key: "secret", role: .server)])])
+    }
+
+    @Test func badConfigurationsAreOneClearLine() throws {
+        let unknownRole = try failure(#"{"apps": [{"id": "shop", "keys": [{"key": "k", "role": "superuser"}]}]}"#)
+        #expect(unknownRole?.contains("unknown role 'superuser'") == true)
+        let duplicate = try failure(#"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"id": "a", "keys": [{"key": "j", "role": "admin"}]}]}"#)
+        #expect(duplicate?.contains("duplicate app id 'a'") == true)
+        #expect(try failure("{not json")?.contains("is not valid JSON") == true)
+        #expect(try failure(#"{"http": {"port": "eighty"}}"#)?.contains("http.port") == true)
+        #expect(try failure(#"{"http": {"port": 70000}}"#)?.contains("http.port") == true)
+        #expect(try failure(#"{"database": {"url": "mysql://x"}}"#)?.contains("unsupported scheme") == true)
+        #expect(try failure(#"{"apps": [{"id": "a", "keys": []}]}"#)?.contains("has no keys") == true)
+        for message in [unknownRole, duplicate].compactMap({ $0 }) { #expect(!message.contains("\n")) }
+    }
+
+    @Test func anUnreadableFileIsNamed() {
+        do {
+            _ = try ConfigurationLoader.load(file: "/nonexistent/herald.json", environment: [:])
+            Issue.record("loaded a missing file")
+        } catch {
+            #expect(error.description.contains("'/nonexistent/herald.json' cannot be read"))
+        }
+    }
+
+    @Test func anUnwritableDatabasePathStopsStartUp() async throws {
+        do {
+            _ = try await HeraldRuntime.openMigrated(.sqliteFile(path: "/nonexistent-dir/herald.sqlite"), logger: .init(label: "t"))
+            Issue.record("opened a database in a missing directory")
+        } catch let error as StartupError {
+            #expect(error.description.contains("not writable"))
+            #expect(error.description.contains("/nonexistent-dir/herald.sqlite"))
+        }
+    }
+}

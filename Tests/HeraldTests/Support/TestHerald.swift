@@ -1,0 +1,82 @@
+import Foundation
+import Herald
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// Builds the real server (routes, store, sweeper) around a fresh store and a manual clock.
+enum TestHerald {
+    static let t0 = Timestamp(milliseconds: 1_800_000_000_000)
+    static let apps = [AppConfiguration(id: "shop", keys: [
+        AppKey(key: "k-client", role: .client),
+        AppKey(key: "k-server", role: .server),
+        AppKey(key: "k-admin", role: .admin),
+    ])]
+
+    struct Harness {
+        let client: any TestClientProtocol
+        let store: SQLRegistrationStore
+        let clock: ManualClock
+    }
+
+    /// Runs `body` against a server on a fresh SQLite file (or memory), answering through the router or a live socket.
+    static func with(file: Bool = true, setup: TestingSetup = .router, _ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
+        let logger = Logger(label: "herald.tests")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url: DatabaseURL = file ? .sqliteFile(path: directory.appendingPathComponent("h.sqlite").path) : .sqliteMemory
+        let backend = try await HeraldRuntime.openMigrated(url, logger: logger)
+        let store = SQLRegistrationStore(backend: backend)
+        let clock = ManualClock(t0)
+        var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
+        configuration.sweeper.intervalSeconds = 0
+        let app = HeraldServer.makeApplication(configuration: configuration, store: store,
+                                               apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+        do {
+            try await app.test(setup) { client in try await body(Harness(client: client, store: store, clock: clock)) }
+        } catch {
+            try? await backend.close()
+            throw error
+        }
+        try await backend.close()
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends a JSON body (or none) and returns status and parsed JSON answer.
+    @discardableResult
+    func call(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil) async throws -> (status: HTTPResponse.Status, body: JSONValue, contentType: String?) {
+        try await execute(uri: uri, method: method, headers: json == nil ? [:] : [.contentType: "application/json"],
+                          body: json.map { ByteBuffer(string: $0) }) { response in
+            let bytes = Array(response.body.readableBytesView)
+            let body = bytes.isEmpty ? JSONValue.null : try JSONValue.parse(bytes)
+            return (response.status, body, response.headers[.contentType])
+        }
+    }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    subscript(index: Int) -> JSONValue? {
+        if case .array(let array) = self, array.indices.contains(index) { return array[index] }
+        return nil
+    }
+
+    var code: Int64? {
+        if case .integer(let code)? = self["code"] { return code }
+        return nil
+    }
+
+    var keys: Set<String> {
+        if case .object(let object) = self { return Set(object.keys) }
+        return []
+    }
+}
