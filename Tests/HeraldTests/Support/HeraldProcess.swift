@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// The built `herald` binary, run as an operator would run it.
+final class HeraldProcess: Sendable {
+    let process: Process
+    private let output = Output()
+
+    /// What the process printed so far; a class so the pipes' handlers can share it.
+    final class Output: Sendable {
+        let text = Mutex((stdout: "", stderr: ""))
+    }
+
+    /// `swift test` builds every product next to the test bundle.
+    static var binary: URL {
+        let candidates = [
+            Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("herald"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("herald"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/herald"),
+        ].compactMap { $0 }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
+    }
+
+    init(_ arguments: [String], directory: URL? = nil) throws {
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.text.withLock { $0.stdout += text }
+        }
+        err.fileHandleForReading.readabilityHandler = { [output] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.text.withLock { $0.stderr += text }
+        }
+        try process.run()
+    }
+
+    var stdout: String { output.text.withLock { $0.stdout } }
+    var stderr: String { output.text.withLock { $0.stderr } }
+
+    /// Runs a command to completion and returns its exit code and output.
+    static func run(_ arguments: [String], directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> (code: Int32, stdout: String, stderr: String) {
+        let command = try HeraldProcess(arguments, directory: directory)
+        let code = try await command.waitForExit(timeout: timeout)
+        try await Task.sleep(for: .milliseconds(50))
+        return (code, command.stdout, command.stderr)
+    }
+
+    /// Waits for "Herald listening on http://HOST:PORT" and returns the base URL.
+    func waitUntilListening(timeout: Duration = .seconds(30)) async throws -> URL {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("Herald listening on ") }),
+               let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
+               let url = URL(string: String(address)) {
+                return url
+            }
+            if !process.isRunning { throw Failure("herald exited with \(process.terminationStatus): \(stderr)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure("herald did not start listening: \(stderr)")
+    }
+
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                throw Failure("herald did not exit in time")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    func kill9() { kill(process.processIdentifier, SIGKILL) }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// A tiny HTTP client for talking to a spawned server.
+enum HTTP {
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 16
+        configuration.timeoutIntervalForRequest = 20
+        return URLSession(configuration: configuration)
+    }()
+
+    static func send(_ method: String, _ url: URL, json: String? = nil) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let json {
+            request.httpBody = Data(json.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// A scratch directory for one test, removed when the test ends.
+struct Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func write(_ name: String, _ contents: String) throws -> String {
+        try contents.write(toFile: path(name), atomically: true, encoding: .utf8)
+        return path(name)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
