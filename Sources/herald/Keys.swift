@@ -1,6 +1,5 @@
 import ArgumentParser
 import Herald
-import HeraldCore
 import HeraldStore
 
 struct Keys: AsyncParsableCommand {
@@ -14,9 +13,7 @@ struct Keys: AsyncParsableCommand {
             guard configuration.apps.isEmpty else {
                 throw ConfigurationError("apps are configured, so there is no demo app; the keys are in your configuration")
             }
-            let backend = try await HeraldRuntime.openMigrated(configuration.database, logger: makeLogger())
-            let keys = try await SQLRegistrationStore(backend: backend).storedKeys(app: DemoApp.id)
-            try await backend.close()
+            let keys = try await withDatabase(configuration) { try await SQLRegistrationStore(backend: $0).storedKeys(app: DemoApp.id) }
             guard !keys.isEmpty else { throw StartupError("no demo keys yet: run `herald serve` once to create them") }
             for key in keys { print("\(DemoApp.id) \(key.role.rawValue) \(key.key)") }
         }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Herald
-import HeraldStore
 
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Apply pending schema migrations and exit.")
@@ -10,9 +9,7 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let configuration = try common.load()
-            let logger = makeLogger()
-            let backend = try await HeraldRuntime.openMigrated(configuration.database, logger: logger)
-            try await backend.close()
+            try await withDatabase(configuration) { _ in }
             print("database \(configuration.database) is up to date")
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
@@ -11,18 +12,16 @@ struct Sweep: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let configuration = try common.load()
-            let logger = makeLogger()
-            let backend = try await HeraldRuntime.openMigrated(configuration.database, logger: logger)
-            let sweeper = Sweeper(store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
-                                  batchSize: configuration.sweeper.batchSize, logger: logger)
-            do {
-                let report = try await sweeper.sweep(trigger: "cli")
-                try await backend.close()
-                print("removed \(report.removed) expired registrations in \(String(format: "%.1f", report.durationMilliseconds)) ms")
-            } catch {
-                try? await backend.close()
-                throw StartupError("sweep failed: \(error)")
+            let report = try await withDatabase(configuration) { backend in
+                do {
+                    return try await Sweeper(store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
+                                             batchSize: configuration.sweeper.batchSize, logger: makeLogger())
+                        .sweep(trigger: "cli")
+                } catch {
+                    throw StartupError("sweep failed: \(error)")
+                }
             }
+            print("removed \(report.removed) expired registrations in \(String(format: "%.1f", report.durationMilliseconds)) ms")
         }
     }
 }

@@ -137,10 +137,10 @@ import Testing
     @Test(arguments: StoreBackendKind.allCases)
     func storedKeysAreCreatedOnce(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
-            let keys = [StoredKey(key: "c-1", role: .client), StoredKey(key: "a-1", role: .admin)]
+            let keys = [APIKey(key: "c-1", role: .client), APIKey(key: "a-1", role: .admin)]
             let first = try await store.storeKeysIfAbsent(app: "demo", keys: keys, now: t0)
             #expect(first.created && first.keys == keys)
-            let second = try await store.storeKeysIfAbsent(app: "demo", keys: [StoredKey(key: "x", role: .client)], now: t0)
+            let second = try await store.storeKeysIfAbsent(app: "demo", keys: [APIKey(key: "x", role: .client)], now: t0)
             #expect(!second.created)
             #expect(Set(second.keys.map(\.key)) == ["c-1", "a-1"])
             #expect(Set(try await store.storedKeys(app: "demo").map(\.key)) == ["c-1", "a-1"])

@@ -72,7 +72,7 @@ public enum ConfigurationLoader {
         var apps: [AppConfiguration] = []
         while let id = settings.string("apps.\(apps.count).id") {
             let index = apps.count
-            var keys: [AppKey] = []
+            var keys: [APIKey] = []
             while let key = settings.string("apps.\(index).keys.\(keys.count).key", secret: true) {
                 let rolePath = "apps.\(index).keys.\(keys.count).role"
                 guard let roleName = settings.string(rolePath) else {
@@ -81,7 +81,7 @@ public enum ConfigurationLoader {
                 guard let role = APIKeyRole(rawValue: roleName) else {
                     throw ConfigurationError("configuration: app '\(id)' key #\(keys.count + 1) has unknown role '\(roleName)' (expected client, server or admin)")
                 }
-                keys.append(AppKey(key: key, role: role))
+                keys.append(APIKey(key: key, role: role))
             }
             apps.append(AppConfiguration(id: id, keys: keys))
         }

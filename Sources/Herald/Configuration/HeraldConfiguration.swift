@@ -44,21 +44,10 @@ public struct HeraldConfiguration: Sendable {
 /// One app and its API keys.
 public struct AppConfiguration: Sendable, Equatable {
     public var id: String
-    public var keys: [AppKey]
+    public var keys: [APIKey]
 
-    public init(id: String, keys: [AppKey]) {
+    public init(id: String, keys: [APIKey]) {
         self.id = id
         self.keys = keys
-    }
-}
-
-/// An API key and what it may do.
-public struct AppKey: Sendable, Equatable {
-    public var key: String
-    public var role: APIKeyRole
-
-    public init(key: String, role: APIKeyRole) {
-        self.key = key
-        self.role = role
     }
 }

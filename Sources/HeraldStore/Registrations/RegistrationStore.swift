@@ -33,19 +33,8 @@ public protocol RegistrationStore: Sendable {
     func sweepExpired(now: Timestamp, limit: Int) async throws -> Int
 
     /// The app's stored API keys (the generated demo app's keys live here).
-    func storedKeys(app: String) async throws -> [StoredKey]
+    func storedKeys(app: String) async throws -> [APIKey]
 
     /// Stores `keys` for `app` unless it has keys already; returns the keys in force and whether they were new.
-    func storeKeysIfAbsent(app: String, keys: [StoredKey], now: Timestamp) async throws -> (keys: [StoredKey], created: Bool)
-}
-
-/// An API key kept in the database.
-public struct StoredKey: Sendable, Equatable {
-    public var key: String
-    public var role: APIKeyRole
-
-    public init(key: String, role: APIKeyRole) {
-        self.key = key
-        self.role = role
-    }
+    func storeKeysIfAbsent(app: String, keys: [APIKey], now: Timestamp) async throws -> (keys: [APIKey], created: Bool)
 }

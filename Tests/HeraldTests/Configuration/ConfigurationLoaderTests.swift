@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldCore
 import HeraldStore
 import Testing
 
@@ -38,8 +39,8 @@ import Testing
         #expect(configuration.database == .sqliteFile(path: "/var/lib/herald/herald.sqlite"))
         #expect(configuration.sweeper == .init(intervalSeconds: 30, batchSize: 500))
         #expect(configuration.apps.map(\.id) == ["shop", "blog"])
-        #expect(configuration.apps[0].keys == [AppKey(key: "k-client", role: .client), AppKey(key: "k-server", role: .server),
-                                                AppKey(key: "k-admin", role: .admin)])
+        #expect(configuration.apps[0].keys == [APIKey(key: "k-client", role: .client), APIKey(key: "k-server", role: .server),
+                                                APIKey(key: "k-admin", role: .admin)])
     }
 
     @Test func defaultsNeedNoConfigurationAtAll() throws {
@@ -70,7 +71,7 @@ import Testing
         let configuration = try ConfigurationLoader.load(file: nil, environment: [
             "HERALD_APPS_0_ID": "env-app", "HERALD_APPS_0_KEYS_0_KEY": "secret", "HERALD_APPS_0_KEYS_0_ROLE": "server",
         ])
-        #expect(configuration.apps == [AppConfiguration(id: "env-app", keys: [AppKey(key: "secret", role: .server)])])
+        #expect(configuration.apps == [AppConfiguration(id: "env-app", keys: [APIKey(key: "secret", role: .server)])])
     }
 
     @Test func badConfigurationsAreOneClearLine() throws {

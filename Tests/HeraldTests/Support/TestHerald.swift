@@ -11,9 +11,9 @@ import NIOCore
 enum TestHerald {
     static let t0 = Timestamp(milliseconds: 1_800_000_000_000)
     static let apps = [AppConfiguration(id: "shop", keys: [
-        AppKey(key: "k-client", role: .client),
-        AppKey(key: "k-server", role: .server),
-        AppKey(key: "k-admin", role: .admin),
+        APIKey(key: "k-client", role: .client),
+        APIKey(key: "k-server", role: .server),
+        APIKey(key: "k-admin", role: .admin),
     ])]
 
     struct Harness {
