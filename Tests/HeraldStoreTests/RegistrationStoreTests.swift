@@ -163,4 +163,25 @@ import Testing
             #expect(counts.filter { $0.name.rawValue != "all" }.map(\.registrations).reduce(0, +) == 300)
         }
     }
+
+    /// Concurrent calls are written in shared batches; calls for the same device must still add up
+    /// as if they had run one after another.
+    @Test(arguments: StoreBackendKind.allCases)
+    func concurrentCallsForOneDeviceAddUp(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            let receipts = try await withThrowingTaskGroup(of: RegistrationReceipt.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        try await store.register(app: "shop", try Fixture.request("same", channels: ["c\(index)", "shared"]), now: t0)
+                    }
+                }
+                return try await group.reduce(into: [RegistrationReceipt]()) { $0.append($1) }
+            }
+            #expect(Set(receipts.map(\.registrationId)).count == 1, "one device, one registration id")
+            let sharedIds = Set(receipts.compactMap { $0.channelRegistrationIds[try! Fixture.channel("shared")] })
+            #expect(sharedIds.count == 1, "one registration per (device, channel), whichever call created it")
+            let device = try #require(try await store.device(app: "shop", deviceId: "same", now: t0))
+            #expect(device.channels.count == 101)
+        }
+    }
 }

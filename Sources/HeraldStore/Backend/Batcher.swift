@@ -1,0 +1,73 @@
+import Synchronization
+
+/// Turns concurrent single calls into batches, without a background task.
+///
+/// Whoever submits while no batch is running becomes the leader: it processes its own input plus
+/// every input queued behind it (up to `maxBatch`) in one call of `process`, delivers the others'
+/// results, and, when more inputs wait, passes leadership to the oldest waiter, so no caller serves
+/// the others for ever. The others wait on a promise. Under no load a batch is one input and costs
+/// nothing extra; under load, batches grow by themselves to what `process` can absorb.
+final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
+    /// Processes a batch; returns exactly one result per input, in order.
+    typealias Process = @Sendable ([Input]) async -> [Result<Output, any Error>]
+
+    private enum Outcome: Sendable {
+        case finished(Result<Output, any Error>)
+        /// The previous leader is done: the receiver now runs the next batch.
+        case lead
+    }
+
+    private struct Job: Sendable {
+        let input: Input
+        let promise: Promise<Outcome>
+    }
+
+    private struct State {
+        var queue: [Job] = []
+        var leaderActive = false
+    }
+
+    private let maxBatch: Int
+    private let process: Process
+    private let state = Mutex(State())
+
+    init(maxBatch: Int, process: @escaping Process) {
+        precondition(maxBatch > 0)
+        self.maxBatch = maxBatch
+        self.process = process
+    }
+
+    func submit(_ input: Input) async throws -> Output {
+        let job = Job(input: input, promise: Promise())
+        let leads = state.withLock { state in
+            state.queue.append(job)
+            if state.leaderActive { return false }
+            state.leaderActive = true
+            return true
+        }
+        switch leads ? .lead : await job.promise.value {
+        case .finished(let result): return try result.get()
+        case .lead: return try await lead(own: job).get()
+        }
+    }
+
+    /// Processes one batch that starts with `own`, delivers the others' results, then hands leadership
+    /// on (or gives it up when nothing waits). Returns `own`'s result.
+    private func lead(own: Job) async -> Result<Output, any Error> {
+        let batch = state.withLock { state in
+            let count = min(state.queue.count, maxBatch)
+            defer { state.queue.removeFirst(count) }
+            return Array(state.queue.prefix(count))
+        }
+        precondition(batch.first?.promise === own.promise, "the leader's job heads its batch")
+        let results = await process(batch.map(\.input))
+        precondition(results.count == batch.count, "one result per input")
+        for (job, result) in zip(batch, results).dropFirst() { job.promise.fulfill(.finished(result)) }
+        let next: Job? = state.withLock { state in
+            if state.queue.isEmpty { state.leaderActive = false }
+            return state.queue.first
+        }
+        next?.promise.fulfill(.lead)
+        return results[0]
+    }
+}
