@@ -62,6 +62,7 @@ let package = Package(
                 "Herald",
                 "HeraldCore",
                 "HeraldStore",
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

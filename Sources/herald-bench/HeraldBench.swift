@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Herald
+import HeraldStore
+import Logging
+import SQLKit
+
+/// `herald-bench`: the storage half of Herald's benchmarks (see BENCHMARKS.md and bench/run.sh).
+///
+/// The HTTP figures come from `wrk` against a running `herald serve`. This command prepares databases
+/// of a chosen size (`populate`), times Herald's sweeper (`sweep`) and store (`register`) on them, and
+/// reads them back (`stats`). `statements`, `batched-register`, `sweep-by-id` and `--writer-pragma`
+/// are experiments that price changes to Herald; they are not Herald's code path.
+/// Build it in release mode: debug timings mean nothing.
+@main
+struct HeraldBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald-bench",
+        abstract: "Prepare benchmark databases and time Herald's store and sweeper.",
+        subcommands: [
+            Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
+            StatementCost.self, BatchedRegister.self, SweepByIdExperiment.self,
+        ])
+}
+
+/// The database flag every subcommand takes.
+struct DatabaseOption: ParsableArguments {
+    @Option(name: .long, help: "SQLite file to use (a plain path or sqlite:///path).")
+    var database: String
+
+    var url: DatabaseURL {
+        get throws { try DatabaseURL(parsing: database) }
+    }
+
+    @Option(name: .customLong("writer-pragma"),
+            help: "Experiment: a PRAGMA for the writer connection, e.g. cache_size=-65536 (repeatable).")
+    var writerPragmas: [String] = []
+
+    /// Opens the file through Herald's own start-up path, so the schema and pragmas are the server's
+    /// (plus any `--writer-pragma`, to price a setting Herald does not make).
+    func open() async throws -> any SQLBackend {
+        let backend = try await HeraldRuntime.openMigrated(try url, logger: benchLogger())
+        for pragma in writerPragmas {
+            // `write` runs on the one writer connection. PRAGMA takes no bind parameters; the text comes
+            // from the operator's own command line. SQLite ignores unknown pragma names silently.
+            try await backend.write { db in try await db.raw("PRAGMA \(unsafeRaw: pragma)").run() }
+        }
+        return backend
+    }
+}
+
+/// Warnings only: the benchmark prints its own figures, and Herald's per-sweep info lines would interleave.
+func benchLogger() -> Logger {
+    var logger = Logger(label: "herald-bench")
+    logger.logLevel = .warning
+    return logger
+}
+
+/// Runs `body` with the backend open and closes it afterwards, whether `body` throws or not.
+func withBackend<T>(_ option: DatabaseOption, _ body: (any SQLBackend) async throws -> T) async throws -> T {
+    let backend = try await option.open()
+    do {
+        let result = try await body(backend)
+        try await backend.close()
+        return result
+    } catch {
+        try? await backend.close()
+        throw error
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+/// `herald-bench populate`: fills a fresh SQLite file with devices and registrations (see `PopulationPlan`).
+struct Populate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fill a fresh database with devices and registrations, some already expired.")
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(help: "Devices to create, numbered from 1 (device ids dev-000000001 …).")
+    var devices = 1_000_000
+
+    @Option(help: "Channels to create.")
+    var channels = 4
+
+    @Option(help: "Registrations per device (each on a different channel).")
+    var channelsPerDevice = 1
+
+    @Option(help: "Share of devices whose registrations expired in the past hour.")
+    var expired = 0.5
+
+    @Option(help: "Share of devices whose registrations expire in a day or more; the rest never expire.")
+    var expiring = 0.25
+
+    @Option(help: "How expiration instants follow device numbers: registration (one fixed TTL) or random.")
+    var expiryOrder: PopulationPlan.ExpiryOrder = .random
+
+    @Option(help: "App id the rows belong to.")
+    var app = "bench"
+
+    func validate() throws {
+        guard devices > 0, channels > 0 else { throw ValidationError("--devices and --channels must be positive") }
+        guard (1...channels).contains(channelsPerDevice) else { throw ValidationError("--channels-per-device must be 1...\(channels)") }
+        guard expired >= 0, expiring >= 0, expired + expiring <= 1 else {
+            throw ValidationError("--expired and --expiring are shares that add up to at most 1")
+        }
+    }
+
+    func run() async throws {
+        let plan = PopulationPlan(app: app, devices: devices, channelCount: channels, channelsPerDevice: channelsPerDevice,
+                                  expiredShare: expired, expiringShare: expiring, expiryOrder: expiryOrder, now: SystemClock().now.milliseconds)
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withBackend(database) { backend in
+            try await Populator(backend: backend, plan: plan).run { done in
+                if done % 500_000 == 0 { print("  … \(done) devices") }
+            }
+        }
+        let seconds = (clock.now - start).seconds
+        let rate = Double(plan.registrations) / seconds
+        print("populated \(plan.devices) devices, \(plan.registrations) registrations in \(format(seconds, 1)) s (\(Int(rate)) registrations/s)")
+        let counts = try await withBackend(database) { try await TableCounts.read($0) }
+        print(counts.summary)
+    }
+}
+
+extension PopulationPlan.ExpiryOrder: ExpressibleByArgument {}

@@ -1,0 +1,101 @@
+import Foundation
+import HeraldStore
+import SQLKit
+
+/// Writes a `PopulationPlan` into an empty, migrated database through the backend's own `write`,
+/// so the rows land in the real schema with its indexes, pragmas and durable commits.
+///
+/// Rows go in as multi-row INSERTs of bind parameters, at most `bindsPerStatement` binds each
+/// (SQLite refuses more than 32,766), and `devicesPerTransaction` devices with their registrations
+/// per transaction, so the WAL stays small and checkpoints keep up.
+struct Populator {
+    let backend: any SQLBackend
+    let plan: PopulationPlan
+    var bindsPerStatement = 25_000
+    var devicesPerTransaction = 50_000
+
+    /// Raised when the file already holds devices: primary keys are assigned from 1, so it must be fresh.
+    struct NotEmpty: Error, CustomStringConvertible {
+        let description = "the database already holds devices; populate needs a fresh file"
+    }
+
+    static let deviceColumns = "id, app_id, device_id, registration_id, device_token, os, created_at, last_seen_at"
+    static let deviceBinds = 8
+    static let registrationColumns = "id, channel_id, device_id, registration_id, expires_at, created_at, updated_at"
+    static let registrationBinds = 7
+
+    /// Inserts everything; `progress` is called after each transaction with the devices written so far.
+    ///
+    /// The next transaction's statements are built while the current one executes, so both cores work.
+    func run(progress: (Int) -> Void = { _ in }) async throws {
+        let existing = try await backend.read { db in
+            try await db.raw("SELECT COUNT(*) AS n FROM devices").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+        guard existing == 0 else { throw NotEmpty() }
+        try await execute([channelRows()])
+        let transactions = Self.chunks(of: 1...plan.devices, size: devicesPerTransaction)
+        var statements = statements(for: transactions[0])
+        for (index, range) in transactions.enumerated() {
+            let following = index + 1 < transactions.count ? transactions[index + 1] : nil
+            async let next = following.map { self.statements(for: $0) } ?? []
+            try await execute(statements)
+            progress(range.upperBound)
+            statements = await next
+        }
+    }
+
+    /// Runs `statements` in one durable transaction.
+    private func execute(_ statements: [SQLQueryString]) async throws {
+        try await backend.write { db in
+            for statement in statements { try await db.raw(statement).run() }
+        }
+    }
+
+    private func channelRows() -> SQLQueryString {
+        let rows = (1...plan.channelCount).map { id -> SQLQueryString in
+            "(\(bind: id), \(bind: plan.app), \(bind: PopulationPlan.channelName(id - 1)), \(bind: plan.now))"
+        }
+        return "INSERT INTO channels (id, app_id, name, created_at) VALUES \(rows.joined(separator: ", "))"
+    }
+
+    /// The INSERTs for the devices in `range` and all their registrations.
+    private func statements(for range: ClosedRange<Int>) -> [SQLQueryString] {
+        let devicesPerStatement = bindsPerStatement / Self.deviceBinds
+        let devicesPerRegistrationStatement = max(1, bindsPerStatement / (Self.registrationBinds * plan.channelsPerDevice))
+        var statements: [SQLQueryString] = []
+        for chunk in Self.chunks(of: range, size: devicesPerStatement) {
+            let rows = chunk.map { n -> SQLQueryString in
+                """
+                (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
+                \(bind: PopulationPlan.token(n)), \(bind: "IOS"), \(bind: plan.now), \(bind: plan.now))
+                """
+            }
+            statements.append("INSERT INTO devices (\(unsafeRaw: Self.deviceColumns)) VALUES \(rows.joined(separator: ", "))")
+        }
+        for chunk in Self.chunks(of: range, size: devicesPerRegistrationStatement) {
+            var rows: [SQLQueryString] = []
+            rows.reserveCapacity(chunk.count * plan.channelsPerDevice)
+            for n in chunk {
+                let expiresAt = plan.expiresAt(n)
+                for (slot, channel) in plan.channels(of: n).enumerated() {
+                    let id = (n - 1) * plan.channelsPerDevice + slot + 1
+                    rows.append("""
+                        (\(bind: id), \(bind: channel), \(bind: n), \(bind: Self.newId()), \(bind: expiresAt), \
+                        \(bind: plan.now), \(bind: plan.now))
+                        """)
+                }
+            }
+            statements.append("INSERT INTO registrations (\(unsafeRaw: Self.registrationColumns)) VALUES \(rows.joined(separator: ", "))")
+        }
+        return statements
+    }
+
+    static func chunks(of range: ClosedRange<Int>, size: Int) -> [ClosedRange<Int>] {
+        stride(from: range.lowerBound, through: range.upperBound, by: size).map { start in
+            start...min(range.upperBound, start + size - 1)
+        }
+    }
+
+    /// Registration ids have the server's shape (lower-case UUIDs).
+    static func newId() -> String { UUID().uuidString.lowercased() }
+}

@@ -1,0 +1,91 @@
+# Shared helpers for the bench/*.sh scripts; source it, do not run it.
+# Everything here talks to 127.0.0.1 only and stops only the server process it started itself.
+
+BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SCRATCH=${HERALD_BENCH_SCRATCH:-$BENCH_ROOT/.build-release}
+HERALD="$SCRATCH/release/herald"
+HERALD_BENCH="$SCRATCH/release/herald-bench"
+WORK=${HERALD_BENCH_WORK:-/tmp/herald-bench}
+PORT=${HERALD_BENCH_PORT:-18081}
+HOST=127.0.0.1
+CLIENT_URL="http://$HOST:$PORT/bench/k-client/messaging/registrations"
+SERVER_PID=""
+
+mkdir -p "$WORK"
+
+# remove_db FILE: deletes a SQLite file with its WAL and shared-memory files.
+remove_db() { rm -f "$1" "$1-wal" "$1-shm"; }
+
+# write_config FILE DBFILE: the server configuration for one run (sweeper timer off).
+write_config() {
+    cat >"$1" <<JSON
+{"http":{"host":"$HOST","port":$PORT},
+ "database":{"url":"sqlite://$2"},
+ "sweeper":{"intervalSeconds":0,"batchSize":1000},
+ "apps":[{"id":"bench","keys":[{"key":"k-client","role":"client"},{"key":"k-admin","role":"admin"}]}]}
+JSON
+}
+
+# start_server DBFILE: starts `herald serve` on DBFILE and waits (30 s at most) until it listens.
+start_server() {
+    local db=$1 config="$WORK/config.json" log="$WORK/server.log"
+    write_config "$config" "$db"
+    "$HERALD" serve --config "$config" --host "$HOST" --port "$PORT" --database "sqlite://$db" >"$log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 300); do
+        if grep -q "Herald listening" "$log"; then return 0; fi
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    echo "herald serve did not start; its log:" >&2
+    cat "$log" >&2
+    stop_server
+    return 1
+}
+
+# stop_server: SIGTERM to the server this script started, SIGKILL after 15 s.
+stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 150); do
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+# memory_of PID: "VmRSS=… VmHWM=…" in MiB from /proc/PID/status.
+memory_of() {
+    awk '/^VmRSS:/ {rss=$2} /^VmHWM:/ {hwm=$2} END {printf "VmRSS=%.1fMiB VmHWM=%.1fMiB\n", rss/1024, hwm/1024}' "/proc/$1/status"
+}
+
+# cpu_seconds PID: user + system CPU time the process has used so far, in seconds.
+cpu_seconds() {
+    awk -v tick="$(getconf CLK_TCK)" '{printf "%.2f\n", ($14 + $15) / tick}' "/proc/$1/stat"
+}
+
+# cpu_idle_ticks: "idle total" jiffies of the whole machine so far (idle includes iowait).
+cpu_idle_ticks() {
+    awk '/^cpu / {idle = $5 + $6; total = 0; for (i = 2; i <= NF; i++) total += $i; print idle, total}' /proc/stat
+}
+
+# busy_cores BEFORE AFTER: cores' worth of CPU the whole machine used between two cpu_idle_ticks.
+busy_cores() {
+    echo "$1 $2" | awk -v n="$(nproc)" '{printf "%.2f", n * (1 - ($3 - $1) / ($4 - $2))}'
+}
+
+# run_wrk ARGS…: wrk with a hard time limit on top of its own -d; its full output goes to
+# $WORK/wrk.log, and only its RESULT line (printed by the Lua script's done()) is printed.
+run_wrk() {
+    echo "\$ wrk $*" >>"$WORK/wrk.log"
+    timeout 300 wrk "$@" | tee -a "$WORK/wrk.log" | grep '^RESULT' | sed 's/^RESULT //'
+}
+
+# require TOOL…: fails with a hint when a command is missing.
+require() {
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || { echo "missing '$tool' (apt-get install -y $tool)" >&2; exit 1; }
+    done
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds Herald in release mode and runs every benchmark end to end (about 11 minutes on 2 cores,
+# plus the build). Prints the figures and keeps a copy in $HERALD_BENCH_WORK/results.txt
+# (default /tmp/herald-bench). Loopback only; every step is bounded in time.
+#
+#   bench/run.sh                 # build, then machine, registrations, store, sweep, memory
+#   bench/run.sh sweep memory    # build, then only the named parts
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+
+parts=${*:-"machine registrations store sweep memory"}
+results="$WORK/results.txt"
+: >"$results"
+: >"$WORK/wrk.log"
+
+echo "== build (release, scratch path $SCRATCH) =="
+if ! timeout 3600 swift build -c release --scratch-path "$SCRATCH" >"$WORK/build.log" 2>&1; then
+    tail -40 "$WORK/build.log"
+    exit 1
+fi
+tail -1 "$WORK/build.log"
+
+for part in $parts; do
+    case $part in
+        machine | registrations | store | sweep | memory)
+            echo "(load average before $part: $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$results"
+            bash "bench/$part.sh" 2>&1 | tee -a "$results" ;;
+        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory)" >&2; exit 2 ;;
+    esac
+done
+echo "figures kept in $results; wrk's full output in $WORK/wrk.log"
