@@ -6,6 +6,10 @@ import Metrics
 
 /// One sweep: deletes expired registrations in batches of `batchSize`, one transaction each,
 /// so a large sweep never holds the write lock for long and registrations keep flowing between batches.
+///
+/// It first lists the expired keys (up to `listLimit` at a time, through the expiry index) and deletes
+/// them in key order. Deleting in expiry order instead scatters every batch over the whole table when
+/// expirations are unrelated to registration order, which made a 1M-row sweep 4x slower (BENCHMARKS.md).
 public struct Sweeper: Sendable {
     /// What one sweep did.
     public struct Report: Sendable, Equatable {
@@ -16,14 +20,17 @@ public struct Sweeper: Sendable {
     let store: any RegistrationStore
     let clock: any WallClock
     let batchSize: Int
+    /// Keys listed per pass: 8 MB of memory at most.
+    let listLimit: Int
     let logger: Logger
     let removedCounter = Counter(label: "herald_sweeper_removed_total")
     let sweepTimer = Metrics.Timer(label: "herald_sweeper_duration")
 
-    public init(store: any RegistrationStore, clock: any WallClock, batchSize: Int, logger: Logger) {
+    public init(store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, logger: Logger) {
         self.store = store
         self.clock = clock
         self.batchSize = max(1, batchSize)
+        self.listLimit = max(1, listLimit)
         self.logger = logger
     }
 
@@ -33,9 +40,15 @@ public struct Sweeper: Sendable {
         let now = clock.now
         var removed = 0
         while true {
-            let batch = try await store.sweepExpired(now: now, limit: batchSize)
-            removed += batch
-            if batch < batchSize { break }
+            let keys = try await store.expiredRegistrationKeys(now: now, limit: listLimit).sorted()
+            var removedThisPass = 0
+            for start in stride(from: 0, to: keys.count, by: batchSize) {
+                let batch = Array(keys[start..<min(start + batchSize, keys.count)])
+                removedThisPass += try await store.deleteExpired(batch, now: now)
+            }
+            removed += removedThisPass
+            // A short list was the last one; a pass that removed nothing cannot make progress.
+            if keys.count < listLimit || removedThisPass == 0 { break }
         }
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
         removedCounter.increment(by: removed)

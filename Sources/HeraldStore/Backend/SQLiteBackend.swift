@@ -80,6 +80,10 @@ public final class SQLiteBackend: SQLBackend {
             try await sql.raw("PRAGMA journal_mode = WAL").run()
             // FULL: the WAL is fsynced at every commit, so an answered write survives power loss, not only kill -9.
             try await sql.raw("PRAGMA synchronous = FULL").run()
+            // Checkpoint every ~40 MB of WAL rather than every 4 MB: a large sweep rewrites the same pages
+            // many times, and each checkpoint copies them back; the WAL is truncated to 64 MB afterwards.
+            try await sql.raw("PRAGMA wal_autocheckpoint = 10000").run()
+            try await sql.raw("PRAGMA journal_size_limit = 67108864").run()
         }
         try await sql.raw("PRAGMA foreign_keys = ON").run()
         // Another process (`herald sweep`) may hold the write lock for one batch; wait instead of failing.

@@ -28,9 +28,14 @@ public protocol RegistrationStore: Sendable {
     /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`.
     func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember]
 
-    /// Deletes up to `limit` registrations that expired at or before `now`, and the devices left with
-    /// none, in one transaction. Returns how many registrations it removed.
-    func sweepExpired(now: Timestamp, limit: Int) async throws -> Int
+    /// Keys of up to `limit` registrations that expired at or before `now`, in no particular order.
+    /// Sorting them before deleting keeps each delete batch on neighbouring pages.
+    func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64]
+
+    /// Deletes those of `keys` that are still expired at `now` (a renewal may have come in since they
+    /// were listed) and the devices left with no registration, in one transaction. Returns how many
+    /// registrations it removed.
+    func deleteExpired(_ keys: [Int64], now: Timestamp) async throws -> Int
 
     /// The app's stored API keys (the generated demo app's keys live here).
     func storedKeys(app: String) async throws -> [APIKey]

@@ -1,31 +1,53 @@
 import HeraldCore
 import SQLKit
+import Synchronization
 
 extension SQLRegistrationStore {
-    /// Bind parameters per statement stay well under SQLite's (32,766) and PostgreSQL's (65,535) limits.
-    static let maxBindsPerStatement = 5_000
+    public func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64] {
+        try await backend.read { db in
+            // Streamed row by row: a million keys are 8 MB, a million decoded rows would be far more.
+            let keys = KeyCollector()
+            try await db.raw("""
+                SELECT id FROM registrations
+                WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now.milliseconds)
+                LIMIT \(bind: limit)
+                """).run { row in
+                if let key = try? row.decode(column: "id", as: Int64.self) { keys.append(key) }
+            }
+            return keys.take()
+        }
+    }
 
-    public func sweepExpired(now: Timestamp, limit: Int) async throws -> Int {
-        try await backend.write { db in
-            let rows = try await db.raw("""
-                DELETE FROM registrations WHERE id IN (
-                    SELECT id FROM registrations
-                    WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now.milliseconds)
-                    ORDER BY expires_at
-                    LIMIT \(bind: limit))
-                RETURNING device_id
-                """).all()
+    public func deleteExpired(_ keys: [Int64], now: Timestamp) async throws -> Int {
+        guard !keys.isEmpty else { return 0 }
+        return try await backend.write { db in
+            var removed = 0
             var touched = Set<Int64>()
-            for row in rows { touched.insert(try row.decode(column: "device_id", as: Int64.self)) }
-            let devices = Array(touched)
-            for start in stride(from: 0, to: devices.count, by: Self.maxBindsPerStatement) {
-                let chunk = devices[start..<min(start + Self.maxBindsPerStatement, devices.count)]
+            for chunk in keys.chunks(ofCount: RegistrationBatch.maxBinds) {
+                let rows = try await db.raw("""
+                    DELETE FROM registrations
+                    WHERE id IN (\(binds: Array(chunk))) AND expires_at <= \(bind: now.milliseconds)
+                    RETURNING device_id
+                    """).all()
+                removed += rows.count
+                for row in rows { touched.insert(try row.decode(column: "device_id", as: Int64.self)) }
+            }
+            for chunk in touched.sorted().chunks(ofCount: RegistrationBatch.maxBinds) {
                 try await db.raw("""
                     DELETE FROM devices WHERE id IN (\(binds: Array(chunk)))
                       AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
                     """).run()
             }
-            return rows.count
+            return removed
         }
     }
+}
+
+/// Collects keys from a streaming query's row callback.
+final class KeyCollector: Sendable {
+    private let keys = Mutex<[Int64]>([])
+
+    func append(_ key: Int64) { keys.withLock { $0.append(key) } }
+
+    func take() -> [Int64] { keys.withLock { $0 } }
 }
