@@ -14,7 +14,7 @@ public enum JSONValue: Sendable, Equatable {
     /// Parses a request body; anything that is not JSON becomes fault 8002.
     public static func parse(_ bytes: some Collection<UInt8>) throws(HeraldFault) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONParser.parse(Array(bytes))
         } catch {
             throw .unparsable("the body is not valid JSON")
         }
