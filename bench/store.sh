@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Why registrations stop where they do: the same registrations straight into the store (no HTTP),
-# the cost of one statement's round trip on the writer, and an experiment that writes batches of
-# registrations in set-based statements with nothing else around them (the bare SQL cost).
+# and the cost of one statement's round trip on the writer (why registrations are written in batches).
 #
 # Environment: HERALD_BENCH_STORE_COUNT (registrations per run, default 20000).
 set -euo pipefail
@@ -19,10 +18,5 @@ echo "-- one statement's round trip on the writer (SELECT 1, 64 writers)"
 for statements in 1 4; do
     remove_db "$DB"
     timeout 300 "$HERALD_BENCH" statements --database "$DB" --statements "$statements" --count "$COUNT"
-done
-echo "-- experiment: a batch's registrations in 3 set-based statements per transaction"
-for batch in 16 64 256; do
-    remove_db "$DB"
-    timeout 300 "$HERALD_BENCH" batched-register --database "$DB" --batch "$batch" --count "$COUNT"
 done
 remove_db "$DB"

@@ -5,8 +5,7 @@
 #   registration: devices expire in the order they registered (one fixed TTL), so each batch of
 #                 the sweeper deletes neighbouring rows;
 #   random:       expiration instants unrelated to registration order (the worst case).
-# On the random layout it also prices two changes (see BENCHMARKS.md): deleting in primary-key order
-# (sweep-by-id) and a larger WAL auto-checkpoint threshold.
+# With experiments on, it also prices a larger WAL auto-checkpoint threshold than Herald's.
 #
 # Environment: HERALD_BENCH_SWEEP_DEVICES (default 2000000), HERALD_BENCH_EMPTY_SWEEPS (default 25),
 # HERALD_BENCH_SWEEP_EXPERIMENTS (default 1; 0 skips the experiments).
@@ -41,10 +40,6 @@ for order in registration random; do
     if [ "$EXPERIMENTS" = 1 ]; then
         echo "-- experiments (not Herald's code path)"
         on_copy sweep --batch-size 1000 --writer-pragma wal_autocheckpoint=100000
-        if [ "$order" = random ]; then
-            on_copy sweep-by-id --batch-size 1000
-            on_copy sweep-by-id --batch-size 1000 --writer-pragma wal_autocheckpoint=100000
-        fi
     fi
 done
 remove_db "$DB"

@@ -9,7 +9,7 @@ import SQLKit
 ///
 /// The HTTP figures come from `wrk` against a running `herald serve`. This command prepares databases
 /// of a chosen size (`populate`), times Herald's sweeper (`sweep`) and store (`register`) on them, and
-/// reads them back (`stats`). `statements`, `batched-register`, `sweep-by-id` and `--writer-pragma`
+/// reads them back (`stats`). `statements` and `--writer-pragma`
 /// are experiments that price changes to Herald; they are not Herald's code path.
 /// Build it in release mode: debug timings mean nothing.
 @main
@@ -19,7 +19,7 @@ struct HeraldBench: AsyncParsableCommand {
         abstract: "Prepare benchmark databases and time Herald's store and sweeper.",
         subcommands: [
             Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
-            StatementCost.self, BatchedRegister.self, SweepByIdExperiment.self,
+            StatementCost.self,
         ])
 }
 
