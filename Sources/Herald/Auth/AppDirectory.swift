@@ -25,9 +25,15 @@ public struct AppDirectory: Sendable {
     public var appIds: [String] { keysByApp.keys.sorted() }
 
     /// Checks the app id and key, then the key's role. 2002 for an unknown app or key, 5007 for too small a role.
+    /// Returns the app id as configured: `String` lookup matches canonically equivalent spellings, and the
+    /// store must always see the one spelling.
+    @discardableResult
     public func authorize(appId: String, apiKey: String, requires role: APIKeyRole,
-                          denied: HeraldFault? = nil) throws(HeraldFault) {
-        guard let granted = keysByApp[appId]?[apiKey] else { throw .unknownApplication }
+                          denied: HeraldFault? = nil) throws(HeraldFault) -> String {
+        guard let index = keysByApp.index(forKey: appId), let granted = keysByApp[index].value[apiKey] else {
+            throw .unknownApplication
+        }
         guard granted >= role else { throw denied ?? .permissionDenied(required: role) }
+        return keysByApp[index].key
     }
 }

@@ -17,6 +17,10 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.response(.noSuchRoute)
         } catch let error as HTTPError where error.status == .methodNotAllowed {
             return Self.response(HeraldFault(code: 405, kind: .validation, message: "Method not allowed on this route"), status: .methodNotAllowed)
+        } catch let error as any HTTPResponseError where error.status.code < 500 {
+            // Hummingbird's own 4xx (a malformed request, a body cut short): the client's problem, not ours.
+            let fault = HeraldFault(code: error.status.code, kind: .validation, message: error.status.reasonPhrase)
+            return Self.response(fault, status: error.status)
         } catch {
             context.logger.error("request failed", metadata: ["herald.error": "\(String(reflecting: type(of: error)))", "herald.detail": "\(error)"])
             return Self.response(.internalError)

@@ -10,8 +10,7 @@ struct AppScope {
     init(_ context: some RequestContext, apps: AppDirectory, requires role: APIKeyRole, denied: HeraldFault? = nil) throws {
         let appId = try Self.parameter("appId", context)
         let apiKey = try Self.parameter("apiKey", context)
-        try apps.authorize(appId: appId, apiKey: apiKey, requires: role, denied: denied)
-        self.appId = appId
+        self.appId = try apps.authorize(appId: appId, apiKey: apiKey, requires: role, denied: denied)
     }
 
     /// A path parameter, percent-decoded.

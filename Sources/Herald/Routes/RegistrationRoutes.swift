@@ -47,11 +47,14 @@ struct RegistrationRoutes {
             }
             return JSONBody.response(.object(["result": .bool(true)]))
         }
-        let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
             throw HeraldFault.invalidParameter("channels", "expected a comma-separated list of channel names")
         }
-        let channels = try names.map { name throws(HeraldFault) in try ChannelName(validating: name, property: "channels") }
+        if names.count > Limits.channelsPerRegistration {
+            throw HeraldFault.tooLong(property: "channels", length: names.count, limit: Limits.channelsPerRegistration)
+        }
+        let channels = Array(Set(try names.map { name throws(HeraldFault) in try ChannelName(validating: name, property: "channels") }))
         guard let remaining = try await store.unregister(app: scope.appId, deviceId: deviceId, channels: channels, now: now) else {
             throw HeraldFault.unknownDeviceOnDelete
         }

@@ -13,7 +13,8 @@ public final class SweeperService: Service {
 
     public init(sweeper: Sweeper, intervalSeconds: Double, logger: Logger) {
         self.sweeper = sweeper
-        self.interval = .nanoseconds(Int(max(0.001, intervalSeconds) * 1_000_000_000))
+        // Clamped to a day at most: far beyond any useful interval, and far from Int overflow.
+        self.interval = .nanoseconds(Int(min(86_400, max(0.001, intervalSeconds)) * 1_000_000_000))
         self.logger = logger
     }
 

@@ -5,6 +5,7 @@ public struct DeviceID: Sendable, Hashable, CustomStringConvertible {
     public init(validating id: String) throws(HeraldFault) {
         if id.isEmpty { throw .missingDeviceId }
         try Limits.check("deviceId", id, limit: Limits.deviceId)
+        try Limits.checkPrintable("deviceId", id)
         self.rawValue = id
     }
 

@@ -6,6 +6,7 @@ public struct DeviceToken: Sendable, Hashable {
     public init(validating token: String, os: DeviceOS) throws(HeraldFault) {
         try Limits.check("deviceToken", token, limit: Limits.deviceToken)
         if token.isEmpty { throw .missingParameter("deviceToken") }
+        try Limits.checkPrintable("deviceToken", token)
         if os.usesHexTokens {
             let isHex = token.utf8.allSatisfy { byte in
                 (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 70) || (byte >= 97 && byte <= 102)

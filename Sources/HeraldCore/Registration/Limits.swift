@@ -9,6 +9,14 @@ public enum Limits {
     /// Request bodies larger than this are refused with HTTP 413 and code 8000 naming "body".
     public static let requestBodyBytes = 64 * 1024
 
+    /// Throws 8008 when `value` holds a control character (U+0000–U+001F, U+007F). A NUL would be cut off
+    /// by the database driver on the way back, and no real token, id or version contains one.
+    public static func checkPrintable(_ property: String, _ value: String) throws(HeraldFault) {
+        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .invalidParameter(property, "control characters are not allowed")
+        }
+    }
+
     /// Throws 8000 when `value` is longer than `limit` characters.
     public static func check(_ property: String, _ value: String, limit: Int) throws(HeraldFault) {
         let length = value.count

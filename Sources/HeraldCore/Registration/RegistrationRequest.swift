@@ -48,7 +48,9 @@ public struct RegistrationRequest: Sendable, Equatable {
     static func optionalString(_ body: [String: JSONValue], _ key: String) throws(HeraldFault) -> String? {
         switch body[key] {
         case nil, .null: return nil
-        case .string(let value): return value
+        case .string(let value):
+            try Limits.checkPrintable(key, value)
+            return value
         case let other?: throw .invalidParameter(key, "expected a string, got \(other.typeName)")
         }
     }

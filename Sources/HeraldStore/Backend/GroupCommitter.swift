@@ -28,14 +28,16 @@ final class GroupCommitter: Sendable {
         values.reserveCapacity(bodies.count)
         do {
             try await database.raw(SQLQueryString(beginStatement)).run()
-            do {
-                for body in bodies { values.append(try await body(database)) }
-                try await database.raw("COMMIT").run()
-            } catch {
-                try? await database.raw("ROLLBACK").run()
-                throw error
-            }
         } catch {
+            // No transaction could start (another process held the lock past busy_timeout): replaying
+            // each write would only wait that long again, once per write.
+            return bodies.map { _ in .failure(error) }
+        }
+        do {
+            for body in bodies { values.append(try await body(database)) }
+            try await database.raw("COMMIT").run()
+        } catch {
+            try? await database.raw("ROLLBACK").run()
             if bodies.count == 1 { return [.failure(error)] }
             var results: [Result<any Sendable, any Error>] = []
             for body in bodies {

@@ -39,16 +39,20 @@ struct RegistrationBatch {
         }
     }
 
+    /// Compares ids byte for byte, as the database does: Swift's `String` equality would merge
+    /// canonically equivalent spellings ("é" and "e\u{301}") that the database keeps apart.
     struct DeviceKey: Hashable {
-        let app: String
-        let deviceId: String
+        let app: [UInt8]
+        let deviceId: [UInt8]
         init(_ call: Call) { self.init(app: call.app, deviceId: call.request.deviceId.rawValue) }
-        init(app: String, deviceId: String) { self.app = app; self.deviceId = deviceId }
+        init(app: String, deviceId: String) { self.app = Array(app.utf8); self.deviceId = Array(deviceId.utf8) }
     }
 
+    /// Channel names are ASCII, so `String` equality is byte equality; the app id is compared by bytes.
     struct ChannelKey: Hashable {
-        let app: String
+        let app: [UInt8]
         let name: ChannelName
+        init(app: String, name: ChannelName) { self.app = Array(app.utf8); self.name = name }
     }
 
     struct RegistrationKey: Hashable {

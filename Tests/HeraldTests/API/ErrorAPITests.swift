@@ -76,3 +76,53 @@ import Testing
         }
     }
 }
+
+/// Review findings, kept as tests: inputs that once reached the database in a shape it could not round-trip.
+@Suite struct HostileInputTests {
+    let base = "/shop/k-client/messaging/registrations"
+
+    @Test(arguments: ["deviceId", "deviceToken", "osVersion"])
+    func controlCharactersAre8008(_ property: String) async throws {
+        try await TestHerald.with(file: false) { h in
+            var fields = ["deviceToken": "\"ab\"", "deviceId": "\"d1\"", "os": "\"ANDROID\""]
+            fields[property] = #""x\u0000y""#
+            let body = "{" + fields.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "}"
+            let answer = try await h.client.call(.post, base, json: body)
+            #expect(answer.status == .badRequest, "\(property)")
+            #expect(answer.body.code == 8008)
+        }
+    }
+
+    @Test func canonicallyEquivalentDeviceIdsStayDistinctDevices() async throws {
+        try await TestHerald.with { h in
+            // "é" precomposed and decomposed are equal as Swift Strings but different bytes for the
+            // database. Sent concurrently, so pairs share a write batch.
+            let ids = try await withThrowingTaskGroup(of: JSONValue?.self) { group in
+                for index in 0..<40 {
+                    for spelling in [#"\u00e9"#, #"e\u0301"#] {
+                        group.addTask {
+                            let body = #"{"deviceToken": "ab", "deviceId": "\#(spelling)\#(index)", "channels": ["c"]}"#
+                            return try await h.client.call(.post, base, json: body).body["registrationId"]
+                        }
+                    }
+                }
+                return try await group.reduce(into: [JSONValue?]()) { $0.append($1) }
+            }
+            #expect(ids.count == 80 && !ids.contains(nil))
+            #expect(Set(ids.compactMap { $0.map { "\($0)" } }).count == 80, "80 devices, 80 registration ids")
+            let listed = try await h.client.call(.get, "/shop/k-admin/messaging/channels")
+            #expect(listed.body == .array([.object(["name": .string("c"), "registrations": .integer(80)])]))
+        }
+    }
+
+    @Test func deletingTooManyChannelsAtOnceIs8000() async throws {
+        try await TestHerald.with(file: false) { h in
+            try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "channels": ["a"]}"#)
+            let many = Array(repeating: "a", count: 101).joined(separator: ",")
+            #expect(try await h.client.call(.delete, base + "/d1?channels=\(many)").body.code == 8000)
+            let duplicates = Array(repeating: "a", count: 100).joined(separator: ",")
+            let answer = try await h.client.call(.delete, base + "/d1?channels=\(duplicates)")
+            #expect(answer.body == .object(["result": .bool(true), "remainingChannels": .integer(0)]))
+        }
+    }
+}
