@@ -20,8 +20,6 @@ public struct DeviceToken: Sendable, Hashable {
         }
     }
 
-    init(unchecked rawValue: String) { self.rawValue = rawValue }
-
     /// What may appear in a log: the first 8 characters, never the whole token.
     public var redacted: String { String(rawValue.prefix(8)) + "…" }
 }
