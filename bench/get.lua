@@ -24,12 +24,5 @@ function request()
    return wrk.format("GET", path)
 end
 
-function done(summary, latency, requests)
-   local e = summary.errors
-   local seconds = summary.duration / 1e6
-   io.write(string.format(
-      "RESULT requests=%d seconds=%.2f rps=%.0f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f non2xx=%d socket_errors=%d\n",
-      summary.requests, seconds, summary.requests / seconds,
-      latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000,
-      e.status, e.connect + e.read + e.write + e.timeout))
-end
+-- The shared RESULT line (bench/report.lua), found next to this script whatever the working directory.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")

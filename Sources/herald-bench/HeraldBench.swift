@@ -36,16 +36,12 @@ struct DatabaseOption: ParsableArguments {
             help: "Experiment: a PRAGMA for the writer connection, e.g. cache_size=-65536 (repeatable).")
     var writerPragmas: [String] = []
 
-    /// Opens the file through Herald's own start-up path, so the schema and pragmas are the server's
-    /// (plus any `--writer-pragma`, to price a setting Herald does not make).
-    func open() async throws -> any SQLBackend {
-        let backend = try await HeraldRuntime.openMigrated(try url, logger: benchLogger())
+    /// Applies the `--writer-pragma` settings. `write` runs on the one writer connection. PRAGMA takes no
+    /// bind parameters; the text comes from the operator's own command line. SQLite ignores unknown names.
+    func applyPragmas(_ backend: any SQLBackend) async throws {
         for pragma in writerPragmas {
-            // `write` runs on the one writer connection. PRAGMA takes no bind parameters; the text comes
-            // from the operator's own command line. SQLite ignores unknown pragma names silently.
             try await backend.write { db in try await db.raw("PRAGMA \(unsafeRaw: pragma)").run() }
         }
-        return backend
     }
 }
 
@@ -56,15 +52,11 @@ func benchLogger() -> Logger {
     return logger
 }
 
-/// Runs `body` with the backend open and closes it afterwards, whether `body` throws or not.
+/// Opens the file through Herald's own start-up path, so the schema and pragmas are the server's (plus any
+/// `--writer-pragma`, to price a setting Herald does not make), runs `body`, and closes it afterwards.
 func withBackend<T>(_ option: DatabaseOption, _ body: (any SQLBackend) async throws -> T) async throws -> T {
-    let backend = try await option.open()
-    do {
-        let result = try await body(backend)
-        try await backend.close()
-        return result
-    } catch {
-        try? await backend.close()
-        throw error
+    try await HeraldRuntime.withMigrated(try option.url, logger: benchLogger()) { backend in
+        try await option.applyPragmas(backend)
+        return try await body(backend)
     }
 }

@@ -28,9 +28,10 @@ enum JSONBody {
 
 extension JSONEncoder {
     /// Sorted keys: answers are stable, which keeps clients' caches and tests' diffs calm.
-    static var herald: JSONEncoder {
+    /// Built once: encoding is read-only on the encoder, so every response shares it.
+    static let herald: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
-    }
+    }()
 }

@@ -18,14 +18,24 @@ public enum HeraldRuntime {
 
     public static func serve(configuration: HeraldConfiguration, clock: any WallClock = SystemClock(), logger: Logger,
                              onStarted: @escaping @Sendable (Started) -> Void) async throws {
-        let backend = try await openMigrated(configuration.database, logger: logger)
-        do {
+        try await withMigrated(configuration.database, logger: logger) { backend in
             try await run(configuration: configuration, backend: backend, clock: clock, logger: logger, onStarted: onStarted)
+        }
+    }
+
+    /// Opens and migrates the database, runs `body`, and closes the database whether `body` throws or not.
+    /// The server, the one-shot commands and the benchmarks all use this, so none leaves a handle open.
+    public static func withMigrated<T>(_ url: DatabaseURL, logger: Logger,
+                                       _ body: (any SQLBackend) async throws -> T) async throws -> T {
+        let backend = try await openMigrated(url, logger: logger)
+        do {
+            let value = try await body(backend)
+            try await backend.close()
+            return value
         } catch {
             try? await backend.close()
             throw error
         }
-        try await backend.close()
     }
 
     static func run(configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
