@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
+        .executable(name: "apns-mock", targets: ["apns-mock"]),
         .library(name: "Herald", targets: ["Herald"]),
     ],
     dependencies: [
@@ -19,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(
@@ -35,6 +39,44 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // libcurl with typed C shims for its variadic calls; nothing but HeraldAPNs imports it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "HeraldAPNs",
+            dependencies: [
+                "CCurl",
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
+        .target(
+            name: "APNsMock",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "fixtures/apns-mock/Sources/APNsMock"
+        ),
+        .executableTarget(
+            name: "apns-mock",
+            dependencies: [
+                "APNsMock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/apns-mock/Sources/apns-mock"
         ),
         .target(
             name: "Herald",
@@ -62,6 +104,7 @@ let package = Package(
                 "Herald",
                 "HeraldCore",
                 "HeraldStore",
+                "HeraldAPNs",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -73,6 +116,15 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "HeraldCore"]
+        ),
+        .testTarget(
+            name: "HeraldAPNsTests",
+            dependencies: [
+                "HeraldAPNs",
+                "HeraldCore",
+                "APNsMock",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "HeraldTests",

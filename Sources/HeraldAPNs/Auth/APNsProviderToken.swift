@@ -1,0 +1,51 @@
+import HeraldCore
+import Synchronization
+
+/// The one cached provider token of a key. APNs wants it refreshed no more often than every
+/// 20 minutes and no less often than every 60, so it is re-signed after `lifetime` (50 minutes).
+public final class APNsProviderToken: Sendable {
+    /// A signed token and when it was issued.
+    public struct Issued: Sendable, Hashable {
+        public let jwt: String
+        /// Epoch seconds (the `iat` claim).
+        public let issuedAt: Int64
+        /// The request header line, built once per token rather than once per send.
+        let headerLine: String
+
+        init(jwt: String, issuedAt: Int64) {
+            self.jwt = jwt
+            self.issuedAt = issuedAt
+            headerLine = "authorization: bearer " + jwt
+        }
+    }
+
+    public let key: APNsSigningKey
+    private let clock: any WallClock
+    private let lifetimeSeconds: Int64
+    private let current = Mutex<Issued?>(nil)
+
+    public init(key: APNsSigningKey, clock: any WallClock = SystemClock(), lifetime: Duration = .seconds(50 * 60)) {
+        self.key = key
+        self.clock = clock
+        self.lifetimeSeconds = lifetime.components.seconds
+    }
+
+    /// The token to send now: the cached one, or a new one once the cached one is `lifetime` old.
+    public func token() throws -> Issued {
+        let now = clock.now.milliseconds / 1000
+        return try current.withLock { cached in
+            if let cached, now - cached.issuedAt < lifetimeSeconds, now >= cached.issuedAt { return cached }
+            let issued = Issued(jwt: try key.sign(issuedAt: now), issuedAt: now)
+            cached = issued
+            return issued
+        }
+    }
+
+    /// APNs said the token `issued` has expired: forget it, unless another answer already
+    /// replaced it, so a burst of such answers signs one new token, not one each.
+    public func expire(_ issued: Issued) {
+        current.withLock { cached in
+            if cached == issued { cached = nil }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+
+/// An APNs token-auth key: the `.p8` P-256 private key with the ids Apple gave it.
+public struct APNsSigningKey: Sendable {
+    /// The 10-character key id (`kid`).
+    public let keyID: String
+    /// The 10-character team id (`iss`).
+    public let teamID: String
+    let privateKey: P256.Signing.PrivateKey
+
+    public init(keyID: String, teamID: String, privateKey: P256.Signing.PrivateKey) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.privateKey = privateKey
+    }
+
+    /// Reads a `.p8` file (PKCS#8 PEM, as Apple hands it out).
+    public init(keyID: String, teamID: String, p8File path: String) throws(APNsConfigurationError) {
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw APNsConfigurationError("cannot read the APNs key file \(path)")
+        }
+        do {
+            self.init(keyID: keyID, teamID: teamID, privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+        } catch {
+            throw APNsConfigurationError("\(path) is not a P-256 private key in PEM (an APNs .p8 file)")
+        }
+    }
+
+    /// A provider token (JWT) issued at `issuedAt` epoch seconds: ES256 with the raw r‖s signature.
+    func sign(issuedAt: Int64) throws -> String {
+        let header = #"{"alg":"ES256","kid":"\#(keyID)"}"#
+        let claims = #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#
+        let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        let signature = try privateKey.signature(for: Array(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
+    }
+}
+
+/// base64url without padding, as JWS wants it.
+enum Base64URL {
+    static func encode(_ bytes: [UInt8]) -> String {
+        var text = Data(bytes).base64EncodedString()
+        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while text.hasSuffix("=") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,120 @@
+import CCurl
+import Foundation
+import Logging
+
+/// An APNs provider client: one curl multi handle, so one connection pool, per credential.
+/// Sends are multiplexed as HTTP/2 streams over `connections` connections; every send ends in
+/// exactly one `APNsOutcome`, including when the client shuts down.
+public final class APNsClient: Sendable {
+    public let configuration: APNsClientConfiguration
+    private let loop: CurlMultiLoop
+    private let providerToken: APNsProviderToken?
+    private let baseURL: String
+    private let logger: Logger
+
+    public init(configuration: APNsClientConfiguration, logger: Logger = Logger(label: "herald.apns")) throws(APNsConfigurationError) {
+        let settings = try configuration.validated()
+        self.configuration = configuration
+        self.baseURL = configuration.environment.baseURL
+        self.logger = logger
+        if case .token(let key) = configuration.credentials {
+            providerToken = APNsProviderToken(key: key, clock: configuration.clock)
+        } else {
+            providerToken = nil
+        }
+        loop = try CurlMultiLoop(
+            settings: settings, connections: configuration.connections,
+            streamsPerConnection: configuration.streamsPerConnection)
+    }
+
+    deinit { loop.stop() }
+
+    /// Sends one notification and waits for its outcome.
+    public func send(_ notification: APNsNotification) async -> APNsOutcome {
+        await withCheckedContinuation { continuation in
+            send(notification) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Sends one notification; `completion` runs once, on the client's thread, and must be quick.
+    public func send(_ notification: APNsNotification, completion: @escaping @Sendable (APNsOutcome) -> Void) {
+        send(notification, attempt: 1, completion: completion)
+    }
+
+    /// Closes every connection; pending sends end as cancelled. Never call it from a completion.
+    public func shutdown() { loop.stop() }
+
+    /// Handle and transfer counts, for tests and metrics.
+    public var counters: APNsClientCounters { loop.counters }
+
+    private func send(_ notification: APNsNotification, attempt: Int, completion: @escaping @Sendable (APNsOutcome) -> Void) {
+        if let reason = notification.localRejection() {
+            completion(.rejectedLocally(reason))
+            return
+        }
+        var headers = notification.headerLines
+        headers.append("content-type: application/json")
+        headers.append("Accept:")  // curl's default "Accept: */*" means nothing to APNs
+        let issued: APNsProviderToken.Issued?
+        do {
+            issued = try providerToken?.token()
+        } catch {
+            completion(.failed(APNsTransportError(kind: .other, curlCode: 0, message: "cannot sign the provider token: \(error)")))
+            return
+        }
+        if let issued { headers.append(issued.headerLine) }
+        let job = CurlJob(url: baseURL + notification.path, headers: headers, payload: notification.payload) {
+            [self] finished in
+            let outcome = Self.outcome(of: finished)
+            if let issued, attempt == 1, outcome.reason == .expiredProviderToken {
+                // APNs thinks the token is too old: sign a new one and try once more.
+                logger.notice("APNs says the provider token expired; signing a new one", metadata: ["herald.apns.key": "\(providerToken!.key.keyID)"])
+                providerToken!.expire(issued)
+                send(notification, attempt: 2, completion: completion)
+                return
+            }
+            if case .failed(let error) = outcome {
+                logger.debug("APNs send failed", metadata: [
+                    "herald.apns.token": "\(notification.deviceToken.prefix(8))…", "herald.apns.error": "\(error)",
+                ])
+            }
+            completion(outcome)
+        }
+        loop.submit(job)
+    }
+
+    /// What a finished transfer means for APNs.
+    static func outcome(of finished: CurlCompletion) -> APNsOutcome {
+        if finished.code != 0 {
+            return .failed(APNsTransportError(kind: transportKind(curlCode: finished.code), curlCode: finished.code, message: finished.errorText))
+        }
+        var response = APNsResponse(status: finished.status, apnsID: finished.apnsID, apnsUniqueID: finished.apnsUniqueID)
+        if finished.status == 200 { return .delivered(response) }
+        if let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(finished.body)) {
+            response.reason = body.reason.map(APNsReason.init)
+            response.timestamp = body.timestamp
+        }
+        return .rejected(response)
+    }
+
+    private struct ErrorBody: Decodable {
+        var reason: String?
+        var timestamp: Int64?
+    }
+
+    /// Sorts libcurl's result codes into the failures a caller acts on differently.
+    static func transportKind(curlCode code: Int) -> APNsTransportError.Kind {
+        switch code {
+        case -1: .cancelled
+        case 6, 7: .connect  // COULDNT_RESOLVE_HOST, COULDNT_CONNECT
+        case 28: .timeout  // OPERATION_TIMEDOUT
+        case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98: .tls  // SSL_* and PEER_FAILED_VERIFICATION
+        case 16, 92: .streamReset  // HTTP2 (framing, GOAWAY), HTTP2_STREAM (RST_STREAM, REFUSED_STREAM)
+        // PARTIAL_FILE: "HTTP/2 stream N was not closed cleanly", the server closed the stream or
+        // the connection (GOAWAY, dropped) before the answer was complete.
+        case 18: .streamReset
+        case 52, 55, 56: .connectionLost  // GOT_NOTHING, SEND_ERROR, RECV_ERROR
+        default: .other
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import HeraldCore
+
+/// Everything one APNs client needs: where, who, and how wide to multiplex.
+public struct APNsClientConfiguration: Sendable {
+    public var environment: APNsEnvironment
+    public var credentials: APNsCredentials
+    /// HTTP/2 connections to open at most.
+    public var connections: Int
+    /// Concurrent streams per connection (APNs allows up to 1000; curl's own default is 100).
+    public var streamsPerConnection: Int
+    public var connectTimeout: Duration
+    /// From queueing to answer: a transfer waiting for a free stream spends this too.
+    public var requestTimeout: Duration
+    /// Where the provider token's `iat` comes from.
+    public var clock: any WallClock
+
+    public init(
+        environment: APNsEnvironment, credentials: APNsCredentials, connections: Int = 2,
+        streamsPerConnection: Int = 500, connectTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(30), clock: any WallClock = SystemClock()
+    ) {
+        self.environment = environment
+        self.credentials = credentials
+        self.connections = connections
+        self.streamsPerConnection = streamsPerConnection
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.clock = clock
+    }
+
+    /// Most notifications that can be on the wire at once.
+    public var maxInFlight: Int { connections * streamsPerConnection }
+
+    func validated() throws(APNsConfigurationError) -> CurlSettings {
+        guard (1...64).contains(connections) else {
+            throw APNsConfigurationError("APNs connections must be between 1 and 64, not \(connections)")
+        }
+        guard (1...1000).contains(streamsPerConnection) else {
+            throw APNsConfigurationError("APNs streams per connection must be between 1 and 1000, not \(streamsPerConnection)")
+        }
+        let base = environment.baseURL.lowercased()
+        guard base.hasPrefix("https://") || base.hasPrefix("http://") else {
+            throw APNsConfigurationError("the APNs URL must start with https:// (or http:// for a cleartext test server): \(environment.baseURL)")
+        }
+        var settings = CurlSettings(
+            cleartext: environment.isCleartext, caFile: environment.caFile,
+            connectTimeoutMilliseconds: Self.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: Self.milliseconds(requestTimeout))
+        if let caFile = environment.caFile { try Self.requireReadable(caFile, what: "CA file") }
+        if case .certificate(let certificate, let key, let passphrase) = credentials {
+            if settings.cleartext {
+                throw APNsConfigurationError("certificate auth needs an https:// APNs URL")
+            }
+            try Self.requireReadable(certificate, what: "certificate file")
+            if let key { try Self.requireReadable(key, what: "private key file") }
+            settings.certificateFile = certificate
+            settings.privateKeyFile = key
+            settings.passphrase = passphrase
+            let lower = certificate.lowercased()
+            settings.certificateType = lower.hasSuffix(".p12") || lower.hasSuffix(".pfx") ? "P12" : "PEM"
+        }
+        return settings
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    private static func requireReadable(_ path: String, what: String) throws(APNsConfigurationError) {
+        guard let handle = fopen(path, "r") else { throw APNsConfigurationError("cannot read the APNs \(what) \(path)") }
+        fclose(handle)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

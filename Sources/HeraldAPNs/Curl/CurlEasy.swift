@@ -1,0 +1,151 @@
+import CCurl
+
+/// One libcurl easy handle, reused for transfer after transfer so its buffers and TLS settings
+/// are set up once. Used only on the client's loop thread.
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+    /// curl writes its detailed error text here (CURL_ERROR_SIZE bytes).
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    // Per transfer: filled by the callbacks, cleared by `prepare`.
+    var responseBody: [UInt8] = []
+    var apnsID: String?
+    var apnsUniqueID: String?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    init(settings: CurlSettings) throws(APNsConfigurationError) {
+        guard let handle = curl_easy_init() else { throw APNsConfigurationError("curl_easy_init failed") }
+        self.handle = handle
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var ok = true
+        ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlEasyWrite) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlEasyHeader) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_POST, 1) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, settings.cleartext ? 0 : 1) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPIDLE, 60) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPINTVL, 30) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_NODELAY, 1) == CURLE_OK
+        // curl drops a connection idle for 118 s by default; APNs wants them kept for hours.
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_MAXAGE_CONN, 3600) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, settings.requestTimeoutMilliseconds) == CURLE_OK
+        if settings.cleartext {
+            ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, ccurl_http_version_2_prior_knowledge()) == CURLE_OK
+            // curl 7.88 fails every request after the first on a reused prior-knowledge (h2c)
+            // connection with "Error in the HTTP2 framing layer" (curl's own CLI does too), so
+            // cleartext, a test-only mode, uses one connection per request. TLS is unaffected.
+            ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, 1) == CURLE_OK
+        } else {
+            ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, ccurl_http_version_2tls()) == CURLE_OK
+            ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_SSLVERSION, ccurl_sslversion_tlsv1_2()) == CURLE_OK
+            if let caFile = settings.caFile {
+                ok = ok && ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile) == CURLE_OK
+            }
+            if let certificate = settings.certificateFile {
+                ok = ok && ccurl_easy_setopt_string(handle, CURLOPT_SSLCERT, certificate) == CURLE_OK
+                ok = ok && ccurl_easy_setopt_string(handle, CURLOPT_SSLCERTTYPE, settings.certificateType) == CURLE_OK
+                if let key = settings.privateKeyFile {
+                    ok = ok && ccurl_easy_setopt_string(handle, CURLOPT_SSLKEY, key) == CURLE_OK
+                }
+                if let passphrase = settings.passphrase {
+                    ok = ok && ccurl_easy_setopt_string(handle, CURLOPT_KEYPASSWD, passphrase) == CURLE_OK
+                }
+            }
+        }
+        guard ok else {
+            curl_easy_cleanup(handle)
+            errorBuffer.deallocate()
+            throw APNsConfigurationError("libcurl refused an option (is it built with HTTP/2 and TLS?)")
+        }
+    }
+
+    deinit {
+        if let headerList { curl_slist_free_all(headerList) }
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    /// Points the handle at one request. `payload` must stay alive until the transfer ends.
+    func prepare(url: String, headers: [String], payload: APNsPayload) -> Bool {
+        responseBody.removeAll(keepingCapacity: true)
+        apnsID = nil
+        apnsUniqueID = nil
+        errorBuffer[0] = 0
+        if let headerList { curl_slist_free_all(headerList) }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in headers {
+            guard let next = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
+                headerList = nil
+                return false
+            }
+            list = next
+        }
+        headerList = list
+        var ok = ccurl_easy_setopt_string(handle, CURLOPT_URL, url) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(payload.count)) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, payload.bytes.baseAddress) == CURLE_OK
+        return ok
+    }
+
+    /// The HTTP status of the finished transfer (0 if none arrived).
+    var responseCode: Int {
+        var code: Int = 0
+        _ = ccurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// curl's detailed message for the last failure, or its generic text for `code`.
+    func errorText(_ code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+
+    fileprivate func received(header line: UnsafeBufferPointer<UInt8>) {
+        // "apns-id: <uuid>\r\n" — compare names without allocating for the other headers.
+        guard line.count > 9, line[0] | 0x20 == UInt8(ascii: "a"), line[4] == UInt8(ascii: "-") else { return }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        guard name == "apns-id" || name == "apns-unique-id" else { return }
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingWhitespace()
+        if name == "apns-id" { apnsID = value } else { apnsUniqueID = value }
+    }
+}
+
+private func curlEasyWrite(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, user: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let user else { return 0 }
+    let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+    let bytes = size * count
+    // APNs error bodies are tiny; a server that sends more is cut off rather than buffered.
+    if easy.responseBody.count + bytes > 16 * 1024 { return 0 }
+    data.withMemoryRebound(to: UInt8.self, capacity: bytes) {
+        easy.responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: bytes))
+    }
+    return bytes
+}
+
+private func curlEasyHeader(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, user: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let user else { return 0 }
+    let bytes = size * count
+    let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+    data.withMemoryRebound(to: UInt8.self, capacity: bytes) {
+        easy.received(header: UnsafeBufferPointer(start: $0, count: bytes))
+    }
+    return bytes
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
+}
