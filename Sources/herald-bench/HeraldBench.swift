@@ -5,7 +5,8 @@ import HeraldStore
 import Logging
 import SQLKit
 
-/// `herald-bench`: the storage half of Herald's benchmarks (see BENCHMARKS.md and bench/run.sh).
+/// `herald-bench`: Herald's benchmarks (see BENCHMARKS.md and bench/run.sh): the store, the sweeper,
+/// and the APNs client (`apns`).
 ///
 /// The HTTP figures come from `wrk` against a running `herald serve`. This command prepares databases
 /// of a chosen size (`populate`), times Herald's sweeper (`sweep`) and store (`register`) on them, and
@@ -19,7 +20,7 @@ struct HeraldBench: AsyncParsableCommand {
         abstract: "Prepare benchmark databases and time Herald's store and sweeper.",
         subcommands: [
             Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
-            StatementCost.self,
+            StatementCost.self, APNsBench.self,
         ])
 }
 
