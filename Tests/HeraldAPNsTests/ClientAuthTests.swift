@@ -53,7 +53,7 @@ import Testing
         let outcome = await client.send(Fixtures.notification(1))
         #expect(outcome.reason == .expiredProviderToken)
         #expect(mock.stats().byReason["ExpiredProviderToken"] == 2)
-        guard case .abort = APNsRetryPolicy().decide(outcome, attempt: 2) else {
+        guard case .abort = APNsRetryPolicy().decide(outcome, attempt: 1) else {
             Issue.record("a token still expired after re-signing must abort")
             try await mock.shutdown()
             return

@@ -120,6 +120,42 @@ import Testing
         try await mock.shutdown()
     }
 
+    @Test func cancellingAFanOutEndsItWithoutWaitingForTheWindow() async throws {
+        let mock = try await Fixtures.mock(.tls)
+        mock.setFaults(APNsMockFaults(latencyMilliseconds: 1500))
+        let client = try Fixtures.client(for: mock)
+        defer { client.shutdown() }
+        let notifications = (0..<200).map { (index: $0, notification: Fixtures.notification($0)) }
+        let started = ContinuousClock.now
+        let fanOut = Task {
+            try await client.send(AsyncStream { continuation in
+                for item in notifications { continuation.yield((item.index, item.notification)) }
+                continuation.finish()
+            }, maxInFlight: 10) { (_: APNsDelivery<Int>) in }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        fanOut.cancel()
+        let result = await fanOut.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(ContinuousClock.now - started < .milliseconds(1400), "the fan-out returned without waiting for answers")
+        try await mock.shutdown()
+    }
+
+    @Test func aShutdownFromACompletionDoesNotDeadlock() async throws {
+        let mock = try await Fixtures.mock(.cleartext)
+        let client = try Fixtures.client(for: mock)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<APNsOutcome, Never>) in
+            client.send(Fixtures.notification(1)) { outcome in
+                client.shutdown()  // on the client's own thread
+                continuation.resume(returning: outcome)
+            }
+        }
+        #expect(outcome.isDelivered)
+        client.shutdown()  // and again from here: waits for the loop to finish, once
+        #expect(client.counters.easyHandles == 0)
+        try await mock.shutdown()
+    }
+
     @Test func aSlowAnswerTimesOut() async throws {
         let mock = try await Fixtures.mock(.cleartext)
         mock.script(token: Fixtures.token(1), .delay(milliseconds: 3000, then: .accept))

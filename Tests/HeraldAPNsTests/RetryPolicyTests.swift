@@ -12,14 +12,14 @@ struct FixedRandom: RandomNumberGenerator {
     let policy = APNsRetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(5), tooManyRequestsDelay: .seconds(2))
 
     /// What each documented reason must lead to on a first attempt.
-    enum Expected: Equatable { case retry, removeToken, deactivate, refresh, abort, fail }
+    enum Expected: Equatable { case retry, removeToken, deactivate, abort, fail }
 
     static let table: [APNsReason: Expected] = [
         .badCollapseId: .fail, .badDeviceToken: .deactivate, .badExpirationDate: .fail, .badMessageId: .fail,
         .badPriority: .fail, .badTopic: .abort, .deviceTokenNotForTopic: .deactivate, .duplicateHeaders: .fail,
         .idleTimeout: .retry, .invalidPushType: .fail, .missingDeviceToken: .fail, .missingTopic: .abort,
         .payloadEmpty: .fail, .topicDisallowed: .abort, .badCertificate: .abort, .badCertificateEnvironment: .abort,
-        .expiredProviderToken: .refresh, .forbidden: .abort, .invalidProviderToken: .abort,
+        .expiredProviderToken: .abort, .forbidden: .abort, .invalidProviderToken: .abort,
         .missingProviderToken: .abort, .unrelatedKeyIdInToken: .abort, .badPath: .fail, .methodNotAllowed: .fail,
         .unregistered: .removeToken, .expiredToken: .removeToken, .payloadTooLarge: .fail,
         .tooManyProviderTokenUpdates: .retry, .tooManyRequests: .retry, .internalServerError: .retry,
@@ -31,7 +31,6 @@ struct FixedRandom: RandomNumberGenerator {
         case .retry: .retry
         case .removeToken: .removeToken
         case .deactivateToken: .deactivate
-        case .refreshCredentials: .refresh
         case .abort: .abort
         case .fail: .fail
         case .done: nil
@@ -65,12 +64,13 @@ struct FixedRandom: RandomNumberGenerator {
         #expect(policy.decide(.delivered(APNsResponse(status: 200, apnsID: "x")), attempt: 1) == .done)
     }
 
-    @Test func expiredProviderTokenRefreshesOnceThenAborts() {
+    @Test func expiredProviderTokenAbortsBecauseTheClientHasAlreadyRetried() {
         let expired = APNsOutcome.rejected(APNsResponse(status: 403, reason: .expiredProviderToken))
-        #expect(policy.decide(expired, attempt: 1) == .refreshCredentials)
-        guard case .abort = policy.decide(expired, attempt: 2) else {
-            Issue.record("a second expiry must abort")
-            return
+        for attempt in 1...3 {
+            guard case .abort = policy.decide(expired, attempt: attempt) else {
+                Issue.record("an expiry that reaches the caller must abort, attempt \(attempt)")
+                return
+            }
         }
     }
 
@@ -124,6 +124,8 @@ struct FixedRandom: RandomNumberGenerator {
             #expect(Self.kind(decision) == .retry, "\(kind)")
         }
         #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .tls, curlCode: 60, message: "x")), attempt: 1)) == .abort)
+        // A handshake cut off midway is transient.
+        #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .tls, curlCode: 35, message: "x")), attempt: 1)) == .retry)
         #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .other, curlCode: 3, message: "x")), attempt: 1)) == .fail)
         #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .cancelled, curlCode: -1, message: "x")), attempt: 1)) == .fail)
     }

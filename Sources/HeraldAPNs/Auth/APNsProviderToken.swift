@@ -5,7 +5,7 @@ import Synchronization
 /// 20 minutes and no less often than every 60, so it is re-signed after `lifetime` (50 minutes).
 public final class APNsProviderToken: Sendable {
     /// A signed token and when it was issued.
-    public struct Issued: Sendable, Hashable {
+    public struct Issued: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
         public let jwt: String
         /// Epoch seconds (the `iat` claim).
         public let issuedAt: Int64
@@ -17,6 +17,10 @@ public final class APNsProviderToken: Sendable {
             self.issuedAt = issuedAt
             headerLine = "authorization: bearer " + jwt
         }
+
+        /// Never the token itself: a JWT in a log is a credential in a log.
+        public var description: String { "provider token issued at \(issuedAt)" }
+        public var debugDescription: String { description }
     }
 
     public let key: APNsSigningKey
@@ -43,9 +47,13 @@ public final class APNsProviderToken: Sendable {
 
     /// APNs said the token `issued` has expired: forget it, unless another answer already
     /// replaced it, so a burst of such answers signs one new token, not one each.
-    public func expire(_ issued: Issued) {
+    /// Returns whether this call discarded it.
+    @discardableResult
+    public func expire(_ issued: Issued) -> Bool {
         current.withLock { cached in
-            if cached == issued { cached = nil }
+            guard cached == issued else { return false }
+            cached = nil
+            return true
         }
     }
 }

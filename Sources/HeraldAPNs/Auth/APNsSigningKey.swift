@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// An APNs token-auth key: the `.p8` P-256 private key with the ids Apple gave it.
-public struct APNsSigningKey: Sendable {
+public struct APNsSigningKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The 10-character key id (`kid`).
     public let keyID: String
     /// The 10-character team id (`iss`).
@@ -29,6 +29,10 @@ public struct APNsSigningKey: Sendable {
             throw APNsConfigurationError("\(path) is not a P-256 private key in PEM (an APNs .p8 file)")
         }
     }
+
+    /// The ids only: the key never reaches a log through string interpolation.
+    public var description: String { "APNs key \(keyID) of team \(teamID)" }
+    public var debugDescription: String { description }
 
     /// A provider token (JWT) issued at `issuedAt` epoch seconds: ES256 with the raw r‖s signature.
     func sign(issuedAt: Int64) throws -> String {

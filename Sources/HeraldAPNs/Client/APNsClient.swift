@@ -48,6 +48,15 @@ public final class APNsClient: Sendable {
     public var counters: APNsClientCounters { loop.counters }
 
     private func send(_ notification: APNsNotification, attempt: Int, completion: @escaping @Sendable (APNsOutcome) -> Void) {
+        Self.send(notification, attempt: attempt, loop: loop, providerToken: providerToken, baseURL: baseURL, logger: logger, completion: completion)
+    }
+
+    /// Static, so completions hold the loop and the token but never the client: a client can
+    /// then be released (and shut down) by its owner, never by the loop thread finishing a send.
+    private static func send(
+        _ notification: APNsNotification, attempt: Int, loop: CurlMultiLoop, providerToken: APNsProviderToken?,
+        baseURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
+    ) {
         if let reason = notification.localRejection() {
             completion(.rejectedLocally(reason))
             return
@@ -63,14 +72,15 @@ public final class APNsClient: Sendable {
             return
         }
         if let issued { headers.append(issued.headerLine) }
-        let job = CurlJob(url: baseURL + notification.path, headers: headers, payload: notification.payload) {
-            [self] finished in
-            let outcome = Self.outcome(of: finished)
-            if let issued, attempt == 1, outcome.reason == .expiredProviderToken {
-                // APNs thinks the token is too old: sign a new one and try once more.
-                logger.notice("APNs says the provider token expired; signing a new one", metadata: ["herald.apns.key": "\(providerToken!.key.keyID)"])
-                providerToken!.expire(issued)
-                send(notification, attempt: 2, completion: completion)
+        let job = CurlJob(url: baseURL + notification.path, headers: headers, payload: notification.payload) { finished in
+            let outcome = outcome(of: finished)
+            if let issued, let providerToken, attempt == 1, outcome.reason == .expiredProviderToken {
+                // APNs thinks the token is too old: sign a new one and try once more. Logged only
+                // by the first answer for this token, not by every stream of a burst.
+                if providerToken.expire(issued) {
+                    logger.notice("APNs says the provider token expired; signing a new one", metadata: ["herald.apns.key": "\(providerToken.key.keyID)"])
+                }
+                send(notification, attempt: 2, loop: loop, providerToken: providerToken, baseURL: baseURL, logger: logger, completion: completion)
                 return
             }
             if case .failed(let error) = outcome {

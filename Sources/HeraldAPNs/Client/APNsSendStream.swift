@@ -32,6 +32,9 @@ public final class APNsSendStream<Tag: Sendable>: Sendable {
         let limit = InFlightLimit(maxInFlight)
         self.limit = limit
         let (stream, continuation) = AsyncStream<APNsDelivery<Tag>>.makeStream(bufferingPolicy: .unbounded)
+        // If the reader stops (its task cancelled), nobody frees slots: lift the limit so a
+        // waiting submitter does not hang; what it still sends ends as usual, unread.
+        continuation.onTermination = { _ in limit.open() }
         self.continuation = continuation
         self.results = Results(base: stream, limit: limit)
     }
@@ -105,7 +108,10 @@ extension APNsClient {
                 for await delivery in stream.results { await onResult(delivery) }
             }
             do {
-                for try await (tag, notification) in notifications { await stream.submit(notification, tag: tag) }
+                for try await (tag, notification) in notifications {
+                    try Task.checkCancellation()
+                    await stream.submit(notification, tag: tag)
+                }
             } catch {
                 stream.finish()
                 try await group.waitForAll()

@@ -1,9 +1,11 @@
 import Synchronization
 
 /// An async counting semaphore: at most `limit` holders at once, waiters resumed in order.
+/// `open()` lifts the limit for good (the reader went away, so nobody would release).
 final class InFlightLimit: Sendable {
     private struct State {
         var available: Int
+        var isOpen = false
         var waiters: [CheckedContinuation<Void, Never>] = []
         var firstWaiter = 0
     }
@@ -14,6 +16,7 @@ final class InFlightLimit: Sendable {
 
     func acquire() async {
         let acquired = state.withLock { state -> Bool in
+            guard !state.isOpen else { return true }
             guard state.available > 0 else { return false }
             state.available -= 1
             return true
@@ -21,6 +24,7 @@ final class InFlightLimit: Sendable {
         if acquired { return }
         await withCheckedContinuation { continuation in
             let now = state.withLock { state -> Bool in
+                if state.isOpen { return true }
                 if state.available > 0 {
                     state.available -= 1
                     return true
@@ -43,9 +47,25 @@ final class InFlightLimit: Sendable {
             if state.firstWaiter == state.waiters.count {
                 state.waiters.removeAll(keepingCapacity: true)
                 state.firstWaiter = 0
+            } else if state.firstWaiter > 1024, state.firstWaiter * 2 > state.waiters.count {
+                state.waiters.removeFirst(state.firstWaiter)
+                state.firstWaiter = 0
             }
             return waiter
         }
         waiter?.resume()
+    }
+
+    /// No limit any more: every waiter goes on, and so will every later `acquire`.
+    func open() {
+        let waiters = state.withLock { state -> ArraySlice<CheckedContinuation<Void, Never>> in
+            state.isOpen = true
+            defer {
+                state.waiters.removeAll()
+                state.firstWaiter = 0
+            }
+            return state.waiters[state.firstWaiter...]
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

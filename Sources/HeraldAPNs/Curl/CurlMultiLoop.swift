@@ -3,25 +3,34 @@ import Foundation
 import Synchronization
 
 /// Drives one curl multi handle on a dedicated thread: jobs are queued under a lock, the thread
-/// is woken with `curl_multi_wakeup`, adds them, and waits in `curl_multi_poll`.
+/// is woken with `curl_multi_wakeup` when the queue stops being empty, attaches at most
+/// `window` transfers to the multi handle (the rest wait in Swift, not inside curl, so their
+/// timeout does not run and curl's per-iteration walk stays short), and waits in `curl_multi_poll`.
 ///
-/// `@unchecked Sendable`: the multi handle, the easy handles and `active`/`idle` are touched only
-/// by the loop thread; everything other threads touch (`shared`) is behind a Mutex.
+/// `@unchecked Sendable`: the multi handle's transfers, the easy handles, `active`, `waiting`
+/// and `idle` are touched only by the loop thread; what other threads touch (`shared`) is behind
+/// a Mutex, and `curl_multi_wakeup` (thread-safe in curl) is only called under that lock while
+/// the loop has not stopped, so it never meets a cleaned-up handle.
 final class CurlMultiLoop: @unchecked Sendable {
     private struct Shared {
         var queue: [CurlJob] = []
         var stopping = false
-        var stopped = false
         var counters = APNsClientCounters(easyHandles: 0, inFlight: 0, queued: 0, completed: 0)
     }
 
     private let multi: UnsafeMutableRawPointer
     private let settings: CurlSettings
+    private let window: Int
     private let shared = Mutex(Shared())
-    private let finished = DispatchSemaphore(value: 0)
+    /// Left when the loop thread has freed everything.
+    private let done = DispatchGroup()
+    private let threadID = Mutex<pthread_t?>(nil)
 
     // Loop thread only.
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, job: CurlJob)] = [:]
+    private var waiting: [CurlJob] = []
+    private var waitingStart = 0
+    private var intake: [CurlJob] = []
     private var idle: [CurlEasy] = []
     private var completedCount = 0
 
@@ -30,19 +39,25 @@ final class CurlMultiLoop: @unchecked Sendable {
         guard let multi = curl_multi_init() else { throw APNsConfigurationError("curl_multi_init failed") }
         self.multi = multi
         self.settings = settings
+        // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
+        let streams = settings.cleartext ? 1 : streamsPerConnection
+        window = connections * streams
         var ok = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex()) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections) == CURLM_OK
         // curl's default is 100 streams per connection; APNs allows 1000.
-        // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
-        let streams = settings.cleartext ? 1 : streamsPerConnection
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, streams) == CURLM_OK
         guard ok else {
             curl_multi_cleanup(multi)
             throw APNsConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
         }
-        let thread = Thread { [self] in run() }
+        done.enter()
+        // The thread holds the loop until `run` returns, so the loop outlives every transfer.
+        let thread = Thread { [self] in
+            threadID.withLock { $0 = pthread_self() }
+            run()
+        }
         thread.name = "herald-apns-curl"
         thread.start()
     }
@@ -52,53 +67,29 @@ final class CurlMultiLoop: @unchecked Sendable {
         let accepted = shared.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.queue.append(job)
+            // One wakeup per batch: the loop takes the whole queue at once, so only the job that
+            // finds it empty needs to wake it.
+            if state.queue.count == 1 { curl_multi_wakeup(multi) }
             return true
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
-            job.completion(Self.cancelled)
-        }
-    }
-
-    /// Queues many jobs with one lock and one wakeup.
-    func submit(contentsOf jobs: [CurlJob]) {
-        let accepted = shared.withLock { state -> Bool in
-            guard !state.stopping else { return false }
-            state.queue.append(contentsOf: jobs)
-            return true
-        }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
-            for job in jobs { job.completion(Self.cancelled) }
-        }
+        if !accepted { job.completion(Self.cancelled) }
     }
 
     var counters: APNsClientCounters { shared.withLock { $0.counters } }
 
     /// Stops the loop: queued and in-flight jobs complete as cancelled, connections close, the
-    /// thread ends, handles are freed. Safe to call more than once.
+    /// thread ends, handles are freed. Safe to call more than once and from any thread; on the
+    /// loop thread itself (a completion) it only asks, and the loop stops after this round.
     func stop() {
-        let first = shared.withLock { state -> Bool in
-            defer { state.stopping = true }
-            return !state.stopping
+        shared.withLock { state in
+            if !state.stopping {
+                state.stopping = true
+                curl_multi_wakeup(multi)
+            }
         }
-        guard first else {
-            waitStopped()
-            return
-        }
-        curl_multi_wakeup(multi)
-        finished.wait()
-        shared.withLock { $0.stopped = true }
-        curl_multi_cleanup(multi)
+        if let id = threadID.withLock({ $0 }), pthread_equal(id, pthread_self()) != 0 { return }
+        done.wait()
     }
-
-    private func waitStopped() {
-        while !shared.withLock({ $0.stopped }) { usleep(1000) }
-    }
-
-    deinit { stop() }
 
     static let cancelled = CurlCompletion(
         code: -1, status: 0, body: [], apnsID: nil, apnsUniqueID: nil, errorText: "the APNs client was shut down")
@@ -108,28 +99,47 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func run() {
         var running: Int32 = 0
         while true {
-            let (jobs, stopping) = shared.withLock { state -> ([CurlJob], Bool) in
-                let jobs = state.queue
-                state.queue.removeAll(keepingCapacity: true)
-                return (jobs, state.stopping)
+            let stopping = shared.withLock { state -> Bool in
+                swap(&state.queue, &intake)
+                return state.stopping
             }
             if stopping {
-                for job in jobs { job.completion(Self.cancelled) }
-                cancelActive()
+                waiting.append(contentsOf: intake)
+                intake.removeAll()
+                cancelAll()
                 break
             }
-            for job in jobs { start(job) }
-            curl_multi_perform(multi, &running)
+            waiting.append(contentsOf: intake)
+            intake.removeAll(keepingCapacity: true)
+            attachWaiting()
+            if curl_multi_perform(multi, &running) != CURLM_OK { usleep(1000) }
             drainFinished()
             publishCounters()
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK { usleep(1000) }
         }
         idle.removeAll()
+        curl_multi_cleanup(multi)
         publishCounters()
-        finished.signal()
+        done.leave()
     }
 
-    private func start(_ job: CurlJob) {
+    /// Moves waiting jobs into curl while the window has room.
+    private func attachWaiting() {
+        while active.count < window, waitingStart < waiting.count {
+            let job = waiting[waitingStart]
+            waitingStart += 1
+            attach(job)
+        }
+        if waitingStart == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
+        } else if waitingStart > 4096, waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+    }
+
+    private func attach(_ job: CurlJob) {
         let easy: CurlEasy
         if let reused = idle.popLast() {
             easy = reused
@@ -167,30 +177,42 @@ final class CurlMultiLoop: @unchecked Sendable {
                 body: easy.responseBody, apnsID: easy.apnsID, apnsUniqueID: easy.apnsUniqueID,
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
-            idle.append(easy)
+            if idle.count < window { idle.append(easy) }
             completedCount += 1
             finished.append((job, completion))
         }
         guard !finished.isEmpty else { return }
-        // Counters first, so whoever a completion wakes sees them settled.
+        // Refill the window before running completions, and publish counters first, so whoever a
+        // completion wakes sees them settled.
+        attachWaiting()
         publishCounters()
         for (job, completion) in finished { job.completion(completion) }
     }
 
-    private func cancelActive() {
+    private func cancelAll() {
         for (handle, entry) in active {
             curl_multi_remove_handle(multi, handle)
             entry.job.completion(Self.cancelled)
         }
         active.removeAll()
+        for job in waiting[waitingStart...] { job.completion(Self.cancelled) }
+        waiting.removeAll()
+        waitingStart = 0
+        // Jobs queued after the last take: `stopping` is set, so no more can arrive.
+        let late = shared.withLock { state -> [CurlJob] in
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+        for job in late { job.completion(Self.cancelled) }
     }
 
     private func publishCounters() {
         let counters = APNsClientCounters(
-            easyHandles: active.count + idle.count, inFlight: active.count, queued: 0, completed: completedCount)
+            easyHandles: active.count + idle.count, inFlight: active.count,
+            queued: waiting.count - waitingStart, completed: completedCount)
         shared.withLock { state in
             state.counters = counters
-            state.counters.queued = state.queue.count
+            state.counters.queued += state.queue.count
         }
     }
 

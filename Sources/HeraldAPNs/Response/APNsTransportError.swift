@@ -19,7 +19,7 @@ public struct APNsTransportError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     public var kind: Kind
-    /// libcurl's result code (0 when the failure is ours, e.g. cancelled).
+    /// libcurl's result code; negative or 0 when the failure is ours (-1 cancelled).
     public var curlCode: Int
     /// libcurl's text for it, with detail from its error buffer.
     public var message: String

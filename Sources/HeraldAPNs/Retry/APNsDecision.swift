@@ -1,4 +1,6 @@
-/// What to do after one send, as `APNsRetryPolicy` decides it.
+/// What to do after one send, as `APNsRetryPolicy` decides it. (Refreshing credentials is not
+/// the caller's decision: `APNsClient` signs a new provider token and retries once by itself
+/// when APNs answers ExpiredProviderToken.)
 public enum APNsDecision: Sendable, Hashable {
     /// Delivered; nothing more to do.
     case done
@@ -9,8 +11,6 @@ public enum APNsDecision: Sendable, Hashable {
     case removeToken(since: Int64?)
     /// The token is wrong for this app (BadDeviceToken, DeviceTokenNotForTopic): stop using it.
     case deactivateToken
-    /// The provider token expired: sign a new one and send again at once.
-    case refreshCredentials
     /// The credentials or the app's APNs settings are wrong: every send with them would fail the
     /// same way, so stop the whole job and tell the operator.
     case abort(String)

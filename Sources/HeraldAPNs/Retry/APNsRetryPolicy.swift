@@ -35,8 +35,11 @@ public struct APNsRetryPolicy: Sendable, Hashable {
                 attempt: attempt, random: &random)
         case .failed(let error):
             switch error.kind {
+            case .tls where error.curlCode == 35:
+                // SSL_CONNECT_ERROR: the handshake broke off (a reset mid-handshake): transient.
+                return retry(attempt: attempt, from: baseDelay, because: error.description, random: &random)
             case .tls:
-                // A handshake that fails is a certificate or CA problem; retrying will not fix it.
+                // A certificate, key or CA problem; retrying will not fix it.
                 return .abort("TLS handshake with APNs failed: \(error.message)")
             case .cancelled:
                 return .fail("cancelled before APNs answered")
@@ -63,8 +66,9 @@ public struct APNsRetryPolicy: Sendable, Hashable {
         case .badDeviceToken?, .deviceTokenNotForTopic?:
             return .deactivateToken
         case .expiredProviderToken?:
-            // One fresh token is worth a try; a second expiry means our clock or key is wrong.
-            return attempt <= 1 ? .refreshCredentials : .abort("APNs rejected a freshly signed provider token as expired")
+            // APNsClient has already signed a fresh token and retried once; an expiry that
+            // reaches the caller means the clock or the key is wrong, for every send.
+            return .abort("APNs rejected a freshly signed provider token as expired (check the clock and the key)")
         case .badCertificate?, .badCertificateEnvironment?, .forbidden?, .invalidProviderToken?,
             .missingProviderToken?, .unrelatedKeyIdInToken?:
             return .abort("APNs rejected the app's credentials: \(reason!.name)")
