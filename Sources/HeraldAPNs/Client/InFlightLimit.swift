@@ -2,6 +2,10 @@ import Synchronization
 
 /// An async counting semaphore: at most `limit` holders at once, waiters resumed in order.
 /// `open()` lifts the limit for good (the reader went away, so nobody would release).
+///
+/// A full window wakes its waiter only once `wakeBatch` slots are free, not at every release:
+/// the submitter then sends a burst that reaches the curl thread with one wakeup, instead of
+/// one task switch and one wakeup per notification.
 final class InFlightLimit: Sendable {
     private struct State {
         var available: Int
@@ -11,8 +15,13 @@ final class InFlightLimit: Sendable {
     }
 
     private let state: Mutex<State>
+    private let wakeBatch: Int
 
-    init(_ limit: Int) { state = Mutex(State(available: max(1, limit))) }
+    init(_ limit: Int) {
+        let limit = max(1, limit)
+        state = Mutex(State(available: limit))
+        wakeBatch = max(1, min(64, limit / 8))
+    }
 
     func acquire() async {
         let acquired = state.withLock { state -> Bool in
@@ -38,10 +47,10 @@ final class InFlightLimit: Sendable {
 
     func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.firstWaiter < state.waiters.count else {
-                state.available += 1
-                return nil
-            }
+            state.available += 1
+            // Every held slot is released eventually, so `available` does reach `wakeBatch`.
+            guard state.firstWaiter < state.waiters.count, state.available >= wakeBatch else { return nil }
+            state.available -= 1
             let waiter = state.waiters[state.firstWaiter]
             state.firstWaiter += 1
             if state.firstWaiter == state.waiters.count {
