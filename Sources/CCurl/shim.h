@@ -27,6 +27,15 @@ static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption 
     return curl_easy_setopt(handle, option, value);
 }
 
+typedef int (*ccurl_sockopt_callback)(void *user, curl_socket_t socket, curlsocktype purpose);
+static inline CURLcode ccurl_easy_setopt_sockopt_callback(CURL *handle, ccurl_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+typedef int (*ccurl_closesocket_callback)(void *user, curl_socket_t socket);
+static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, ccurl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 // Easy info.
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -73,6 +73,8 @@ struct APNsBench: AsyncParsableCommand {
         print(String(format: "elapsed: %.3f s   rate: %.0f notifications/s", seconds, Double(count) / seconds))
         print(String(format: "latency: p50 %.2f ms   p99 %.2f ms   max %.2f ms", percentile(0.5), percentile(0.99), percentile(1.0)))
         print(String(format: "client CPU: %.2f s (%.1f µs per notification)", cpu, cpu / Double(count) * 1e6))
+        let counters = client.counters
+        print("client loop: \(counters.rounds) rounds for \(counters.completed) transfers (warm-up included)")
         print("outcomes: " + result.outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         for (key, message) in result.firstErrors.sorted(by: { $0.key < $1.key }) { print("first \(key): \(message)") }
         if result.outcomes["200"] != count { throw ExitCode(1) }
@@ -124,8 +126,15 @@ struct APNsBench: AsyncParsableCommand {
 struct TokenMaker: Sendable {
     let length: Int
 
+    private let zeros: String
+
+    init(length: Int) {
+        self.length = length
+        zeros = String(repeating: "0", count: length)
+    }
+
     func token(_ index: Int) -> String {
         let hex = String(index, radix: 16)
-        return String(repeating: "0", count: max(0, length - hex.count)) + hex.suffix(length)
+        return String(zeros.dropLast(min(hex.count, length))) + String(hex.suffix(length))
     }
 }

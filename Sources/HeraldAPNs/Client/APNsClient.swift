@@ -72,7 +72,7 @@ public final class APNsClient: Sendable {
             return
         }
         if let issued { headers.append(issued.headerLine) }
-        let job = CurlJob(url: baseURL + notification.path, headers: headers, payload: notification.payload) { finished in
+        let job = CurlJob(url: baseURL + notification.path, headers: CurlHeaderList(headers), payload: notification.payload) { finished in
             let outcome = outcome(of: finished)
             if let issued, let providerToken, attempt == 1, outcome.reason == .expiredProviderToken {
                 // APNs thinks the token is too old: sign a new one and try once more. Logged only

@@ -11,9 +11,8 @@ final class CurlEasy {
     var responseBody: [UInt8] = []
     var apnsID: String?
     var apnsUniqueID: String?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    init(settings: CurlSettings) throws(APNsConfigurationError) {
+    init(settings: CurlSettings, sockets: CurlSockets) throws(APNsConfigurationError) {
         guard let handle = curl_easy_init() else { throw APNsConfigurationError("curl_easy_init failed") }
         self.handle = handle
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -25,6 +24,7 @@ final class CurlEasy {
         ok = ok && ccurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlEasyHeader) == CURLE_OK
         ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1) == CURLE_OK
+        ok = ok && sockets.register(handle)
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_POST, 1) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, settings.cleartext ? 0 : 1) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1) == CURLE_OK
@@ -66,30 +66,20 @@ final class CurlEasy {
     }
 
     deinit {
-        if let headerList { curl_slist_free_all(headerList) }
         curl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 
-    /// Points the handle at one request. `payload` must stay alive until the transfer ends.
-    func prepare(url: String, headers: [String], payload: APNsPayload) -> Bool {
+    /// Points the handle at one request. `headers` and `payload` must stay alive until the
+    /// transfer ends (the job holds them).
+    func prepare(url: String, headers: CurlHeaderList, payload: APNsPayload) -> Bool {
         responseBody.removeAll(keepingCapacity: true)
         apnsID = nil
         apnsUniqueID = nil
         errorBuffer[0] = 0
-        if let headerList { curl_slist_free_all(headerList) }
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in headers {
-            guard let next = curl_slist_append(list, line) else {
-                if let list { curl_slist_free_all(list) }
-                headerList = nil
-                return false
-            }
-            list = next
-        }
-        headerList = list
+        guard headers.isComplete else { return false }
         var ok = ccurl_easy_setopt_string(handle, CURLOPT_URL, url) == CURLE_OK
-        ok = ok && ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list) == CURLE_OK
+        ok = ok && ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headers.list) == CURLE_OK
         ok = ok && ccurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(payload.count)) == CURLE_OK
         ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, payload.bytes.baseAddress) == CURLE_OK
         return ok
@@ -109,13 +99,27 @@ final class CurlEasy {
     }
 
     fileprivate func received(header line: UnsafeBufferPointer<UInt8>) {
-        // "apns-id: <uuid>\r\n" — compare names without allocating for the other headers.
-        guard line.count > 9, line[0] | 0x20 == UInt8(ascii: "a"), line[4] == UInt8(ascii: "-") else { return }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        guard name == "apns-id" || name == "apns-unique-id" else { return }
-        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingWhitespace()
-        if name == "apns-id" { apnsID = value } else { apnsUniqueID = value }
+        // "apns-id: <uuid>\r\n" and "apns-unique-id: …": compared as bytes, so the other
+        // headers cost no allocation.
+        if let value = Self.value(of: Self.apnsIDName, in: line) {
+            apnsID = value
+        } else if let value = Self.value(of: Self.uniqueIDName, in: line) {
+            apnsUniqueID = value
+        }
+    }
+
+    private static let apnsIDName = Array("apns-id:".utf8)
+    private static let uniqueIDName = Array("apns-unique-id:".utf8)
+
+    /// The trimmed value if `line` is the header `name` (which includes its colon), any case.
+    private static func value(of name: [UInt8], in line: UnsafeBufferPointer<UInt8>) -> String? {
+        guard line.count > name.count else { return nil }
+        for index in 0..<name.count where line[index] | 0x20 != name[index] | 0x20 { return nil }
+        var start = name.count
+        var end = line.count
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        while end > start, line[end - 1] <= 0x20 { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     }
 }
 
@@ -139,13 +143,4 @@ private func curlEasyHeader(data: UnsafeMutablePointer<CChar>?, size: Int, count
         easy.received(header: UnsafeBufferPointer(start: $0, count: bytes))
     }
     return bytes
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[first...last])
-    }
 }

@@ -3,7 +3,7 @@ import CCurl
 /// One HTTP/2 POST for the loop to run.
 struct CurlJob: Sendable {
     var url: String
-    var headers: [String]
+    var headers: CurlHeaderList
     var payload: APNsPayload
     /// Called once, on the loop thread, when the transfer ends; must return quickly.
     var completion: @Sendable (CurlCompletion) -> Void
@@ -30,4 +30,6 @@ public struct APNsClientCounters: Sendable, Hashable {
     public var queued: Int
     /// Transfers completed since start.
     public var completed: Int
+    /// Rounds of the loop (perform + poll) since start: completed ÷ rounds is the batching.
+    public var rounds: Int = 0
 }

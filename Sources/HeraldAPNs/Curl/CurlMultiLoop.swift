@@ -32,7 +32,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var waitingStart = 0
     private var intake: [CurlJob] = []
     private var idle: [CurlEasy] = []
+    /// Outlives every easy handle: curl calls its close callback up to `curl_multi_cleanup`.
+    private let sockets = CurlSockets()
     private var completedCount = 0
+    private var rounds = 0
 
     init(settings: CurlSettings, connections: Int, streamsPerConnection: Int) throws(APNsConfigurationError) {
         CurlGlobal.initialize()
@@ -112,8 +115,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             waiting.append(contentsOf: intake)
             intake.removeAll(keepingCapacity: true)
             attachWaiting()
+            rounds += 1
+            // Everything curl writes in this round leaves together when uncorked (see CurlSockets).
+            sockets.cork()
             if curl_multi_perform(multi, &running) != CURLM_OK { usleep(1000) }
             drainFinished()
+            sockets.uncork()
             publishCounters()
             if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK { usleep(1000) }
         }
@@ -145,7 +152,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             easy = reused
         } else {
             do {
-                easy = try CurlEasy(settings: settings)
+                easy = try CurlEasy(settings: settings, sockets: sockets)
             } catch {
                 job.completion(failure(code: -2, text: error.message))
                 return
@@ -209,7 +216,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func publishCounters() {
         let counters = APNsClientCounters(
             easyHandles: active.count + idle.count, inFlight: active.count,
-            queued: waiting.count - waitingStart, completed: completedCount)
+            queued: waiting.count - waitingStart, completed: completedCount, rounds: rounds)
         shared.withLock { state in
             state.counters = counters
             state.counters.queued += state.queue.count

@@ -1,0 +1,28 @@
+import CCurl
+
+/// A request's header lines as the `curl_slist` curl reads, built by the sender's thread so the
+/// loop thread only hands it over. Freed when the last holder (the job) lets go, after curl is done.
+///
+/// `@unchecked Sendable`: the list is built in `init` and never changed afterwards; curl only
+/// reads it, on the loop thread, while the job that holds this object is attached.
+final class CurlHeaderList: @unchecked Sendable {
+    let list: UnsafeMutablePointer<curl_slist>?
+    /// False if curl could not allocate the list.
+    let isComplete: Bool
+
+    init(_ lines: [String]) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var complete = true
+        for line in lines {
+            guard let next = curl_slist_append(list, line) else {
+                complete = false
+                break
+            }
+            list = next
+        }
+        self.list = list
+        isComplete = complete
+    }
+
+    deinit { if let list { curl_slist_free_all(list) } }
+}
