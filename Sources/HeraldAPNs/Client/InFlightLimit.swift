@@ -46,13 +46,16 @@ final class InFlightLimit: Sendable {
     }
 
     func release() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let woken = state.withLock { state -> ArraySlice<CheckedContinuation<Void, Never>> in
             state.available += 1
-            // Every held slot is released eventually, so `available` does reach `wakeBatch`.
-            guard state.firstWaiter < state.waiters.count, state.available >= wakeBatch else { return nil }
-            state.available -= 1
-            let waiter = state.waiters[state.firstWaiter]
-            state.firstWaiter += 1
+            // Every held slot is released eventually, so `available` does reach `wakeBatch`;
+            // then as many waiters go on as there are free slots.
+            let waiting = state.waiters.count - state.firstWaiter
+            guard waiting > 0, state.available >= wakeBatch else { return [] }
+            let count = min(waiting, state.available)
+            state.available -= count
+            let woken = state.waiters[state.firstWaiter..<(state.firstWaiter + count)]
+            state.firstWaiter += count
             if state.firstWaiter == state.waiters.count {
                 state.waiters.removeAll(keepingCapacity: true)
                 state.firstWaiter = 0
@@ -60,9 +63,9 @@ final class InFlightLimit: Sendable {
                 state.waiters.removeFirst(state.firstWaiter)
                 state.firstWaiter = 0
             }
-            return waiter
+            return woken
         }
-        waiter?.resume()
+        for waiter in woken { waiter.resume() }
     }
 
     /// No limit any more: every waiter goes on, and so will every later `acquire`.

@@ -25,8 +25,10 @@ final class CurlSockets {
     fileprivate func closed(_ socket: Int32) { open.remove(socket) }
 
     private func set(_ socket: Int32, _ value: Int32) {
+        #if os(Linux)
         var value = value
         _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+        #endif
     }
 
     /// Points an easy handle's socket callbacks at this registry.
