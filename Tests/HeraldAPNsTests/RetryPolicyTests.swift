@@ -128,6 +128,7 @@ struct FixedRandom: RandomNumberGenerator {
         #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .tls, curlCode: 35, message: "x")), attempt: 1)) == .retry)
         #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .other, curlCode: 3, message: "x")), attempt: 1)) == .fail)
         #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .cancelled, curlCode: -1, message: "x")), attempt: 1)) == .fail)
+        #expect(Self.kind(policy.decide(.failed(APNsTransportError(kind: .credentials, curlCode: 0, message: "x")), attempt: 1)) == .abort)
     }
 
     @Test func unknownReasonsAreJudgedByStatus() {

@@ -36,7 +36,9 @@ public final class APNsClient: Sendable {
         }
     }
 
-    /// Sends one notification; `completion` runs once, on the client's thread, and must be quick.
+    /// Sends one notification; `completion` runs once and must be quick: on the client's thread
+    /// when APNs answered (or the client shut down), on the caller's when the notification was
+    /// rejected locally and never sent.
     public func send(_ notification: APNsNotification, completion: @escaping @Sendable (APNsOutcome) -> Void) {
         send(notification, attempt: 1, completion: completion)
     }
@@ -68,7 +70,7 @@ public final class APNsClient: Sendable {
         do {
             issued = try providerToken?.token()
         } catch {
-            completion(.failed(APNsTransportError(kind: .other, curlCode: 0, message: "cannot sign the provider token: \(error)")))
+            completion(.failed(APNsTransportError(kind: .credentials, curlCode: 0, message: "cannot sign the provider token: \(error)")))
             return
         }
         if let issued { headers.append(issued.headerLine) }

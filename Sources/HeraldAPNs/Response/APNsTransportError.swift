@@ -14,6 +14,8 @@ public struct APNsTransportError: Error, Sendable, Hashable, CustomStringConvert
         case timeout
         /// The client was shut down before the answer came.
         case cancelled
+        /// Nothing was sent: the client could not sign a provider token with its key.
+        case credentials
         /// Anything else libcurl reported (a bug or a misconfiguration on our side).
         case other
     }

@@ -41,6 +41,8 @@ public struct APNsRetryPolicy: Sendable, Hashable {
             case .tls:
                 // A certificate, key or CA problem; retrying will not fix it.
                 return .abort("TLS handshake with APNs failed: \(error.message)")
+            case .credentials:
+                return .abort("cannot sign provider tokens: \(error.message)")
             case .cancelled:
                 return .fail("cancelled before APNs answered")
             case .other:
@@ -73,7 +75,9 @@ public struct APNsRetryPolicy: Sendable, Hashable {
             .missingProviderToken?, .unrelatedKeyIdInToken?:
             return .abort("APNs rejected the app's credentials: \(reason!.name)")
         case .topicDisallowed?, .badTopic?, .missingTopic?:
-            // Wrong for every token of the app, so it is the app's setting, not this device.
+            // Wrong for every token of the app, so it is the app's setting, not this device:
+            // stopping the job beats deactivating a whole channel's devices one by one (the
+            // reference lists TopicDisallowed with the per-token reasons; this is deliberate).
             return .abort("APNs rejected the app's topic: \(reason!.name)")
         case .tooManyRequests?:
             return retry(attempt: attempt, from: tooManyRequestsDelay, because: "TooManyRequests", random: &random)
