@@ -128,6 +128,16 @@ import Testing
         try await mock.shutdown()
     }
 
+    @Test func aPKCS12CertificateWorksToo() async throws {
+        let mock = try await Fixtures.mock(.tls, certificateAuth: true)
+        let client = try Fixtures.client(for: mock, credentials: .certificate(
+            certificateFile: Fixtures.path("fixtures/tls/client.p12"), privateKeyFile: nil, passphrase: ""))
+        defer { client.shutdown() }
+        let outcome = await client.send(Fixtures.notification(8))
+        #expect(outcome.isDelivered, "\(outcome)")
+        try await mock.shutdown()
+    }
+
     @Test func anUntrustedServerCertificateIsATLSFailure() async throws {
         let mock = try await Fixtures.mock(.tls)
         // The server's own certificate is not a CA: verification fails.
