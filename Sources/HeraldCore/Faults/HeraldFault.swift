@@ -58,6 +58,16 @@ extension HeraldFault {
     public static let missingDeviceId = HeraldFault(
         code: 5011, kind: .validation, message: "Device ID cannot be null or empty")
 
+    /// 5030: publishAt not in the future, or repeatExpiresAt before the first occurrence.
+    public static func invalidPublishDate(_ detail: String) -> HeraldFault {
+        HeraldFault(code: 5030, kind: .validation, message: "Invalid publish date: \(detail)")
+    }
+
+    /// 5041: the message is missing, null, or would make an empty push.
+    public static func invalidPushMessage(_ detail: String) -> HeraldFault {
+        HeraldFault(code: 5041, kind: .validation, message: "Invalid message for push: \(detail)")
+    }
+
     public static func invalidChannelName(_ detail: String) -> HeraldFault {
         HeraldFault(code: 5044, kind: .validation, message: "Channel name is invalid: \(detail)")
     }

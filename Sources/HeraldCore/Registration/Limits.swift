@@ -6,6 +6,9 @@ public enum Limits {
     public static let osVersion = 64
     public static let channelName = 128
     public static let channelsPerRegistration = 100
+    public static let publisherId = 128
+    public static let headerName = 128
+    public static let headerValue = 2048
     /// Request bodies larger than this are refused with HTTP 413 and code 8000 naming "body".
     public static let requestBodyBytes = 64 * 1024
 

@@ -1,0 +1,78 @@
+/// A validated `POST …/messaging/{channel}` body. Once built it holds everything the dispatcher
+/// needs, the APNs content included, so a message that was accepted can always be sent.
+public struct PublishRequest: Sendable, Equatable {
+    /// The message as given: a string, or any JSON value (the alert body only when a string).
+    public var message: JSONValue
+    public var publisherId: String?
+    public var headers: [String: JSONValue]
+    public var policy: PublishPolicy
+    public var broadcast: PushBroadcast
+    /// When present, only these devices (in this app, whatever channel); distinct, in order given.
+    public var singlecast: [DeviceID]?
+    public var schedule: PublishSchedule
+    /// What APNs receives; nil when the policy does not push.
+    public var content: PushContent?
+
+    /// Validates a decoded body; unknown keys are ignored, as Backendless does.
+    public init(json: JSONValue, now: Timestamp) throws(HeraldFault) {
+        guard case .object(let body) = json else { throw .unparsable("the body must be a JSON object") }
+        switch body["message"] {
+        case nil, .null: throw .invalidPushMessage("'message' is required")
+        case let value?: message = value
+        }
+        publisherId = try RegistrationRequest.optionalString(body, "publisherId")
+        if let publisherId { try Limits.check("publisherId", publisherId, limit: Limits.publisherId) }
+        headers = try Self.headers(body["headers"])
+        policy = try PublishPolicy.parse(body["publishPolicy"] ?? body["pushPolicy"],
+                                         property: body["publishPolicy"] == nil && body["pushPolicy"] != nil ? "pushPolicy" : "publishPolicy")
+        broadcast = try PushBroadcast.parse(body["pushBroadcast"])
+        singlecast = try Self.singlecast(body["pushSinglecast"])
+        schedule = try PublishSchedule.parse(body, now: now)
+        content = policy.pushes ? try PushContent(message: message, headers: headers) : nil
+    }
+
+    static func headers(_ value: JSONValue?) throws(HeraldFault) -> [String: JSONValue] {
+        switch value {
+        case nil, .null: return [:]
+        case .object(let headers):
+            for (name, value) in headers {
+                try Limits.check("headers", name, limit: Limits.headerName)
+                switch value {
+                case .string(let text):
+                    if text.count > Limits.headerValue {
+                        throw .tooLong(property: "headers.\(name.prefix(64))", length: text.count, limit: Limits.headerValue)
+                    }
+                case .integer, .number, .bool, .null: break
+                case .array, .object:
+                    // Custom keys may carry structure; the payload limit bounds them.
+                    if PushContent.isMapped(name) {
+                        throw .invalidParameter("headers.\(name.prefix(64))", "expected a string, number or boolean")
+                    }
+                }
+            }
+            return headers.filter { $0.value != .null }
+        case let other?: throw .invalidParameter("headers", "expected an object, got \(other.typeName)")
+        }
+    }
+
+    static func singlecast(_ value: JSONValue?) throws(HeraldFault) -> [DeviceID]? {
+        let items: [JSONValue]
+        switch value {
+        case nil, .null: return nil
+        case .array(let list): items = list
+        case .string(let single): items = [.string(single)]
+        case let other?: throw .invalidParameter("pushSinglecast", "expected an array of device ids, got \(other.typeName)")
+        }
+        guard !items.isEmpty else { throw .invalidParameter("pushSinglecast", "name at least one device, or leave it out") }
+        var seen = Set<String>()
+        var ids: [DeviceID] = []
+        for item in items {
+            guard case .string(let text) = item else {
+                throw .invalidParameter("pushSinglecast", "every device id must be a string, got \(item.typeName)")
+            }
+            try Limits.check("pushSinglecast", text, limit: Limits.deviceId)
+            if seen.insert(text).inserted { ids.append(try DeviceID(validating: text)) }
+        }
+        return ids
+    }
+}

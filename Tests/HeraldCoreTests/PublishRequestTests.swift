@@ -1,0 +1,165 @@
+import Foundation
+import HeraldCore
+import Testing
+
+/// The publish body rules and the header → APNs payload mapping of the contract.
+@Suite struct PublishRequestTests {
+    let now = Timestamp(milliseconds: 1_800_000_000_000)
+
+    func parse(_ json: String) throws(HeraldFault) -> PublishRequest {
+        try PublishRequest(json: try JSONValue.parse(Array(json.utf8)), now: now)
+    }
+
+    func code(_ json: String) -> Int? {
+        do {
+            _ = try parse(json)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    func payload(_ json: String) throws -> [String: Any] {
+        let request = try parse(json)
+        let content = try #require(request.content)
+        return try #require(try JSONSerialization.jsonObject(with: Data(content.payload)) as? [String: Any])
+    }
+
+    @Test func aPlainStringMessageIsTheAlertBodyOfABroadcastToEveryone() throws {
+        let request = try parse(#"{"message": "Hello"}"#)
+        #expect(request.policy == .both)
+        #expect(request.broadcast == .all)
+        #expect(request.singlecast == nil)
+        #expect(request.schedule == PublishSchedule())
+        let content = try #require(request.content)
+        #expect(String(decoding: content.payload, as: UTF8.self) == #"{"aps":{"alert":{"body":"Hello"}}}"#)
+        #expect(content.pushType == "alert")
+        #expect(content.priority == nil)
+    }
+
+    @Test func theContractsExampleMapsEveryHeader() throws {
+        let body = #"""
+        {"message": "Hello", "publisherId": "svc-1",
+         "headers": {"ios-alert-title": "Hi", "ios-alert-subtitle": "Sub", "ios-badge": 3, "ios-sound": "default",
+                     "ios-category": "orders", "ios-thread-id": "t1", "ios-mutable-content": true,
+                     "orderId": "42", "android-ticker": "x", "wp-title": "y",
+                     "apns-collapse-id": "order-42", "apns-expiration": 0, "apns-priority": "10"},
+         "publishPolicy": "PUSH", "pushBroadcast": "FOR_IOS|FOR_OSX", "pushSinglecast": ["deviceId-1", "deviceId-1"],
+         "publishAt": 1893477600000, "repeatEvery": 3600, "repeatExpiresAt": 1896069600000}
+        """#
+        let request = try parse(body)
+        #expect(request.publisherId == "svc-1")
+        #expect(request.policy == .push)
+        #expect(request.broadcast == [.ios, .osx])
+        #expect(request.singlecast?.map(\.rawValue) == ["deviceId-1"])
+        #expect(request.schedule == PublishSchedule(
+            publishAt: Timestamp(milliseconds: 1_893_477_600_000), repeatEverySeconds: 3600,
+            repeatExpiresAt: Timestamp(milliseconds: 1_896_069_600_000)))
+        let root = try payload(body)
+        let aps = try #require(root["aps"] as? [String: Any])
+        let alert = try #require(aps["alert"] as? [String: Any])
+        #expect(alert["title"] as? String == "Hi")
+        #expect(alert["subtitle"] as? String == "Sub")
+        #expect(alert["body"] as? String == "Hello")
+        #expect(aps["badge"] as? Int == 3)
+        #expect(aps["sound"] as? String == "default")
+        #expect(aps["category"] as? String == "orders")
+        #expect(aps["thread-id"] as? String == "t1")
+        #expect(aps["mutable-content"] as? Int == 1)
+        #expect(root["orderId"] as? String == "42")
+        #expect(Set(root.keys) == ["aps", "orderId"], "android-, wp- and the apns-* request headers stay out")
+        let content = try #require(request.content)
+        #expect(content.collapseId == "order-42")
+        #expect(content.expiration == 0)
+        #expect(content.priority == 10)
+    }
+
+    @Test func alertBodyComesFromTheHeaderThenTheLegacyHeaderThenTheMessage() throws {
+        let explicit = try payload(#"{"message": "m", "headers": {"ios-alert-body": "b", "ios-alert": "legacy"}}"#)
+        #expect(((explicit["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String == "b")
+        let legacy = try payload(#"{"message": "m", "headers": {"ios-alert": "legacy"}}"#)
+        #expect(((legacy["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String == "legacy")
+        // A JSON message is not an alert body.
+        let object = try payload(#"{"message": {"k": 1}, "headers": {"ios-alert-title": "T"}}"#)
+        #expect(((object["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] == nil)
+    }
+
+    @Test func aSilentPushIsBackgroundAtPriorityFive() throws {
+        let request = try parse(#"{"message": {"sync": true}, "headers": {"ios-content-available": "1"}}"#)
+        let content = try #require(request.content)
+        #expect(content.pushType == "background")
+        #expect(content.priority == 5)
+        #expect(String(decoding: content.payload, as: UTF8.self) == #"{"aps":{"content-available":1}}"#)
+        #expect(code(#"{"message": {"a": 1}, "headers": {"ios-content-available": true, "apns-priority": 10}}"#) == 8008)
+    }
+
+    @Test func pubsubOnlyMessagesAreNotMappedForPush() throws {
+        let request = try parse(#"{"message": {"k": 1}, "pushPolicy": "pubsub"}"#)
+        #expect(request.policy == .pubsub)
+        #expect(request.content == nil)
+    }
+
+    @Test func broadcastMasksAndNames() throws {
+        #expect(try parse(#"{"message": "m", "pushBroadcast": 9}"#).broadcast == [.ios, .osx])
+        #expect(try parse(#"{"message": "m", "pushBroadcast": "FOR_ALL"}"#).broadcast == .all)
+        #expect(try parse(#"{"message": "m", "pushBroadcast": "FOR_ANDROID"}"#).broadcast.includes(.ios) == false)
+        #expect(code(#"{"message": "m", "pushBroadcast": 16}"#) == 8008)
+        #expect(code(#"{"message": "m", "pushBroadcast": "FOR_IOS|FOR_MARS"}"#) == 8008)
+    }
+
+    @Test(arguments: [
+        (#"{}"#, 5041), (#"{"message": null}"#, 5041),
+        (#"{"message": {"only": "data"}}"#, 5041),  // nothing to show or wake the app
+        (#"[1]"#, 8002),
+        (#"{"message": "m", "publishAt": 1700000000000}"#, 5030),
+        (#"{"message": "m", "publishAt": 1900000000000, "repeatEvery": 60, "repeatExpiresAt": 1890000000000}"#, 5030),
+        (#"{"message": "m", "repeatEvery": 59}"#, 8008),
+        (#"{"message": "m", "repeatExpiresAt": 1900000000000}"#, 8008),
+        (#"{"message": "m", "publishAt": "tomorrow"}"#, 8008),
+        (#"{"message": "m", "publishPolicy": "SOMETIMES"}"#, 8008),
+        (#"{"message": "m", "pushSinglecast": []}"#, 8008),
+        (#"{"message": "m", "pushSinglecast": [1]}"#, 8008),
+        (#"{"message": "m", "headers": "x"}"#, 8008),
+        (#"{"message": "m", "headers": {"ios-badge": "many"}}"#, 8008),
+        (#"{"message": "m", "headers": {"apns-push-type": "smoke-signal"}}"#, 8008),
+        (#"{"message": "m", "headers": {"apns-priority": 7}}"#, 8008),
+        (#"{"message": "m", "headers": {"aps": {"alert": "x"}}}"#, 8008),
+        (#"{"message": "m", "headers": {"apns-collapse-id": "0123456789012345678901234567890123456789012345678901234567890123456789"}}"#, 8000),
+    ])
+    func badBodiesGetTheirCode(_ body: String, _ expected: Int) {
+        #expect(code(body) == expected, "\(body)")
+    }
+
+    @Test func limitsNameTheProperty() throws {
+        let longPublisher = #"{"message": "m", "publisherId": "\#(String(repeating: "p", count: 129))"}"#
+        #expect(throws: HeraldFault.self) { try parse(longPublisher) }
+        do {
+            _ = try parse(longPublisher)
+        } catch {
+            #expect(error.code == 8000)
+            #expect(error.message.contains("publisherId"))
+        }
+        let longValue = #"{"message": "m", "headers": {"note": "\#(String(repeating: "v", count: 2049))"}}"#
+        #expect(code(longValue) == 8000)
+        // A payload over APNs's 4 KiB is refused at publish, not discovered at send.
+        let bigPayload = #"{"message": "m", "headers": {"blob": "\#(String(repeating: "b", count: 2000))", "blob2": "\#(String(repeating: "c", count: 2000))", "blob3": "\#(String(repeating: "d", count: 2000))"}}"#
+        do {
+            _ = try parse(bigPayload)
+            Issue.record("an oversized payload must be refused")
+        } catch {
+            #expect(error.code == 8000)
+            #expect(error.message.contains("payload"))
+        }
+    }
+
+    @Test func repeatingSchedulesStepAndStop() {
+        let schedule = PublishSchedule(
+            publishAt: Timestamp(milliseconds: 1_000_000), repeatEverySeconds: 60,
+            repeatExpiresAt: Timestamp(milliseconds: 1_000_000 + 120_000))
+        let second = schedule.occurrence(after: Timestamp(milliseconds: 1_000_000))
+        #expect(second == Timestamp(milliseconds: 1_060_000))
+        #expect(schedule.occurrence(after: second!) == Timestamp(milliseconds: 1_120_000))
+        #expect(schedule.occurrence(after: Timestamp(milliseconds: 1_120_000)) == nil)
+        #expect(PublishSchedule().occurrence(after: Timestamp(milliseconds: 1)) == nil)
+    }
+}
