@@ -83,9 +83,69 @@ public enum ConfigurationLoader {
                 }
                 keys.append(APIKey(key: key, role: role))
             }
-            apps.append(AppConfiguration(id: id, keys: keys))
+            apps.append(AppConfiguration(id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id)))
         }
         return apps
+    }
+
+    /// An app's `apns` block, checked as far as it can be without a network: the values, and
+    /// the key or certificate files (a .p8 is parsed).
+    static func readAPNs(_ settings: Settings, prefix: String, app: String) throws(ConfigurationError) -> APNsAppConfiguration? {
+        func value(_ name: String, secret: Bool = false) -> String? {
+            settings.string("\(prefix).\(name)", secret: secret).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let names = ["environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile", "certificateFile",
+                     "connections", "streamsPerConnection"]
+        guard names.contains(where: { value($0) != nil }) else { return nil }
+        func fail(_ message: String) -> ConfigurationError {
+            ConfigurationError("configuration: app '\(app)' apns: \(message)")
+        }
+        let environment: APNsAppConfiguration.Environment
+        switch value("environment") ?? "production" {
+        case "production": environment = .production
+        case "development": environment = .development
+        case "custom":
+            guard let url = value("url") else { throw fail("environment 'custom' needs a url (\(prefix).url)") }
+            environment = .custom(url: url, caFile: value("caFile"))
+        case let other: throw fail("unknown environment '\(other)' (expected production, development or custom)")
+        }
+        guard let topic = value("topic") else { throw fail("topic (the app's bundle id) is required (\(prefix).topic)") }
+        let authentication: APNsAppConfiguration.Authentication
+        if let certificate = value("certificateFile") {
+            authentication = .certificate(certificateFile: certificate, privateKeyFile: value("privateKeyFile"),
+                                          passphrase: value("passphrase", secret: true))
+        } else {
+            guard let team = value("teamId"), let key = value("keyId"), let file = value("privateKeyFile") else {
+                throw fail("token auth needs teamId, keyId and privateKeyFile (or give certificateFile)")
+            }
+            authentication = .token(teamID: team, keyID: key, privateKeyFile: file)
+        }
+        let connections = try settings.integer("\(prefix).connections") ?? 2
+        guard (1...64).contains(connections) else { throw fail("connections must be between 1 and 64") }
+        let streams = try settings.integer("\(prefix).streamsPerConnection") ?? 500
+        guard (1...1000).contains(streams) else { throw fail("streamsPerConnection must be between 1 and 1000") }
+        let configuration = APNsAppConfiguration(
+            environment: environment, topic: topic, authentication: authentication,
+            connections: connections, streamsPerConnection: streams)
+        do {
+            _ = try configuration.clientConfiguration()
+        } catch {
+            throw fail(error.description)
+        }
+        try checkReadable(configuration, fail: fail)
+        return configuration
+    }
+
+    private static func checkReadable(_ configuration: APNsAppConfiguration, fail: (String) -> ConfigurationError) throws(ConfigurationError) {
+        var files: [(String, String)] = []
+        if case .custom(_, let caFile?) = configuration.environment { files.append(("caFile", caFile)) }
+        if case .certificate(let certificate, let key, _) = configuration.authentication {
+            files.append(("certificateFile", certificate))
+            if let key { files.append(("privateKeyFile", key)) }
+        }
+        for (name, path) in files where !FileManager.default.isReadableFile(atPath: path) {
+            throw fail("\(name) '\(path)' cannot be read")
+        }
     }
 
     static func readJSON(_ path: String) throws(ConfigurationError) -> JSONValue {

@@ -41,13 +41,16 @@ public struct HeraldConfiguration: Sendable {
     }
 }
 
-/// One app and its API keys.
+/// One app, its API keys, and how it reaches APNs.
 public struct AppConfiguration: Sendable, Equatable {
     public var id: String
     public var keys: [APIKey]
+    /// nil: the app registers devices, but its messages fail with a clear reason.
+    public var apns: APNsAppConfiguration?
 
-    public init(id: String, keys: [APIKey]) {
+    public init(id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil) {
         self.id = id
         self.keys = keys
+        self.apns = apns
     }
 }

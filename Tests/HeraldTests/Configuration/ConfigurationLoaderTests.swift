@@ -106,3 +106,74 @@ import Testing
         }
     }
 }
+
+/// Per-app APNs settings: read, checked at start-up, and turned into a client configuration.
+@Suite struct APNsConfigurationTests {
+    static let keyFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fixtures/keys/AuthKey_TESTKEY001.p8").path
+    static let caFile = URL(fileURLWithPath: keyFile).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("tls/ca.crt").path
+    static let certificateFile = URL(fileURLWithPath: caFile).deletingLastPathComponent().appendingPathComponent("client.crt").path
+
+    func app(_ apns: String) -> String {
+        #"{"apps": [{"id": "shop", "keys": [{"key": "k", "role": "server"}], "apns": \#(apns)}]}"#
+    }
+
+    func load(_ contents: String, environment: [String: String] = [:]) throws -> HeraldConfiguration {
+        try ConfigurationLoaderTests().withFile(contents) { try ConfigurationLoader.load(file: $0, environment: environment) }
+    }
+
+    @Test func theIssuesExampleIsReadWithDefaults() throws {
+        let configuration = try load(app(#"{"environment": "production", "topic": "com.example.shop", "teamId": "ABCDE12345", "keyId": "KEY1234567", "privateKeyFile": "\#(Self.keyFile)", "connections": 2, "streamsPerConnection": 500}"#))
+        let apns = try #require(configuration.apps.first?.apns)
+        #expect(apns == APNsAppConfiguration(
+            environment: .production, topic: "com.example.shop",
+            authentication: .token(teamID: "ABCDE12345", keyID: "KEY1234567", privateKeyFile: Self.keyFile),
+            connections: 2, streamsPerConnection: 500))
+        let client = try apns.clientConfiguration()
+        #expect(client.environment == .production)
+        #expect(client.maxInFlight == 1000)
+    }
+
+    @Test func customEnvironmentAndCertificateAuth() throws {
+        let configuration = try load(app(#"{"environment": "custom", "url": "https://localhost:2197", "caFile": "\#(Self.caFile)", "topic": "com.example.herald", "certificateFile": "\#(Self.certificateFile)"}"#))
+        let apns = try #require(configuration.apps.first?.apns)
+        #expect(apns.environment == .custom(url: "https://localhost:2197", caFile: Self.caFile))
+        #expect(apns.authentication == .certificate(certificateFile: Self.certificateFile, privateKeyFile: nil, passphrase: nil))
+        #expect(apns.connections == 2 && apns.streamsPerConnection == 500)
+    }
+
+    @Test func anAppWithoutAPNsStillLoads() throws {
+        let configuration = try load(#"{"apps": [{"id": "shop", "keys": [{"key": "k", "role": "server"}]}]}"#)
+        #expect(configuration.apps.first?.apns == nil)
+    }
+
+    @Test func theEnvironmentCanGiveOrOverrideAPNsSettings() throws {
+        let configuration = try load(
+            app(#"{"topic": "com.example.shop", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#),
+            environment: ["HERALD_APPS_0_APNS_TOPIC": "com.example.other", "HERALD_APPS_0_APNS_CONNECTIONS": "4"])
+        let apns = try #require(configuration.apps.first?.apns)
+        #expect(apns.topic == "com.example.other")
+        #expect(apns.connections == 4)
+    }
+
+    @Test func badAPNsSettingsStopStartUpWithOneLine() throws {
+        let cases: [(String, String)] = [
+            (#"{"environment": "staging", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "unknown environment 'staging'"),
+            (#"{"environment": "custom", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "needs a url"),
+            (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "topic"),
+            (#"{"topic": "t", "teamId": "T", "privateKeyFile": "\#(Self.keyFile)"}"#, "teamId, keyId and privateKeyFile"),
+            (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "/nonexistent/key.p8"}"#, "/nonexistent/key.p8"),
+            (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.caFile)"}"#, "not a P-256 private key"),
+            (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)", "connections": 0}"#, "connections"),
+            (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)", "streamsPerConnection": 5000}"#, "streamsPerConnection"),
+            (#"{"topic": "t", "certificateFile": "/nonexistent/cert.pem"}"#, "/nonexistent/cert.pem"),
+        ]
+        for (apns, expected) in cases {
+            let message = try ConfigurationLoaderTests().failure(app(apns))
+            #expect(message?.contains("app 'shop' apns: ") == true, "\(apns)")
+            #expect(message?.contains(expected) == true, "\(String(describing: message)) should mention \(expected)")
+            #expect(message?.contains("\n") == false)
+        }
+    }
+}
