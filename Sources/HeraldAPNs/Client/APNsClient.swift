@@ -9,6 +9,7 @@ public final class APNsClient: Sendable {
     public let configuration: APNsClientConfiguration
     private let loop: CurlMultiLoop
     private let providerToken: APNsProviderToken?
+    private let headers = HeaderListCache()
     private let baseURL: String
     private let logger: Logger
 
@@ -50,22 +51,21 @@ public final class APNsClient: Sendable {
     public var counters: APNsClientCounters { loop.counters }
 
     private func send(_ notification: APNsNotification, attempt: Int, completion: @escaping @Sendable (APNsOutcome) -> Void) {
-        Self.send(notification, attempt: attempt, loop: loop, providerToken: providerToken, baseURL: baseURL, logger: logger, completion: completion)
+        Self.send(
+            notification, attempt: attempt, loop: loop, providerToken: providerToken, headers: headers, baseURL: baseURL,
+            logger: logger, completion: completion)
     }
 
     /// Static, so completions hold the loop and the token but never the client: a client can
     /// then be released (and shut down) by its owner, never by the loop thread finishing a send.
     private static func send(
         _ notification: APNsNotification, attempt: Int, loop: CurlMultiLoop, providerToken: APNsProviderToken?,
-        baseURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
+        headers: HeaderListCache, baseURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
     ) {
         if let reason = notification.localRejection() {
             completion(.rejectedLocally(reason))
             return
         }
-        var headers = notification.headerLines
-        headers.append("content-type: application/json")
-        headers.append("Accept:")  // curl's default "Accept: */*" means nothing to APNs
         let issued: APNsProviderToken.Issued?
         do {
             issued = try providerToken?.token()
@@ -73,8 +73,7 @@ public final class APNsClient: Sendable {
             completion(.failed(APNsTransportError(kind: .credentials, curlCode: 0, message: "cannot sign the provider token: \(error)")))
             return
         }
-        if let issued { headers.append(issued.headerLine) }
-        let job = CurlJob(url: baseURL + notification.path, headers: CurlHeaderList(headers), payload: notification.payload) { finished in
+        let job = CurlJob(url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), payload: notification.payload) { finished in
             let outcome = outcome(of: finished)
             if let issued, let providerToken, attempt == 1, outcome.reason == .expiredProviderToken {
                 // APNs thinks the token is too old: sign a new one and try once more. Logged only
@@ -82,7 +81,9 @@ public final class APNsClient: Sendable {
                 if providerToken.expire(issued) {
                     logger.notice("APNs says the provider token expired; signing a new one", metadata: ["herald.apns.key": "\(providerToken.key.keyID)"])
                 }
-                send(notification, attempt: 2, loop: loop, providerToken: providerToken, baseURL: baseURL, logger: logger, completion: completion)
+                send(
+                    notification, attempt: 2, loop: loop, providerToken: providerToken, headers: headers, baseURL: baseURL,
+                    logger: logger, completion: completion)
                 return
             }
             if case .failed(let error) = outcome {

@@ -1,3 +1,4 @@
+import DequeModule
 import Synchronization
 
 /// An async counting semaphore: at most `limit` holders at once, waiters resumed in order.
@@ -10,8 +11,7 @@ final class InFlightLimit: Sendable {
     private struct State {
         var available: Int
         var isOpen = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        var firstWaiter = 0
+        var waiters = Deque<CheckedContinuation<Void, Never>>()
     }
 
     private let state: Mutex<State>
@@ -46,23 +46,15 @@ final class InFlightLimit: Sendable {
     }
 
     func release() {
-        let woken = state.withLock { state -> ArraySlice<CheckedContinuation<Void, Never>> in
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.available += 1
             // Every held slot is released eventually, so `available` does reach `wakeBatch`;
             // then as many waiters go on as there are free slots.
-            let waiting = state.waiters.count - state.firstWaiter
-            guard waiting > 0, state.available >= wakeBatch else { return [] }
-            let count = min(waiting, state.available)
+            guard !state.waiters.isEmpty, state.available >= wakeBatch else { return [] }
+            let count = min(state.waiters.count, state.available)
             state.available -= count
-            let woken = state.waiters[state.firstWaiter..<(state.firstWaiter + count)]
-            state.firstWaiter += count
-            if state.firstWaiter == state.waiters.count {
-                state.waiters.removeAll(keepingCapacity: true)
-                state.firstWaiter = 0
-            } else if state.firstWaiter > 1024, state.firstWaiter * 2 > state.waiters.count {
-                state.waiters.removeFirst(state.firstWaiter)
-                state.firstWaiter = 0
-            }
+            let woken = Array(state.waiters.prefix(count))
+            state.waiters.removeFirst(count)
             return woken
         }
         for waiter in woken { waiter.resume() }
@@ -70,13 +62,10 @@ final class InFlightLimit: Sendable {
 
     /// No limit any more: every waiter goes on, and so will every later `acquire`.
     func open() {
-        let waiters = state.withLock { state -> ArraySlice<CheckedContinuation<Void, Never>> in
+        let waiters = state.withLock { state -> Deque<CheckedContinuation<Void, Never>> in
             state.isOpen = true
-            defer {
-                state.waiters.removeAll()
-                state.firstWaiter = 0
-            }
-            return state.waiters[state.firstWaiter...]
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -1,10 +1,11 @@
 import CCurl
 
-/// A request's header lines as the `curl_slist` curl reads, built by the sender's thread so the
-/// loop thread only hands it over. Freed when the last holder (the job) lets go, after curl is done.
+/// Request header lines as the `curl_slist` curl reads, built by the sender's thread so the loop
+/// thread only hands it over. Many transfers may share one (curl only reads it); it is freed when
+/// the last job holding it lets go, after curl is done with all of them.
 ///
 /// `@unchecked Sendable`: the list is built in `init` and never changed afterwards; curl only
-/// reads it, on the loop thread, while the job that holds this object is attached.
+/// reads it, on the loop thread, while a job that holds this object is attached.
 final class CurlHeaderList: @unchecked Sendable {
     let list: UnsafeMutablePointer<curl_slist>?
     /// False if curl could not allocate the list.

@@ -1,4 +1,5 @@
 import CCurl
+import DequeModule
 import Foundation
 import Synchronization
 
@@ -28,8 +29,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     // Loop thread only.
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, job: CurlJob)] = [:]
-    private var waiting: [CurlJob] = []
-    private var waitingStart = 0
+    private var waiting = Deque<CurlJob>()
     private var intake: [CurlJob] = []
     private var idle: [CurlEasy] = []
     /// Outlives every easy handle: curl calls its close callback up to `curl_multi_cleanup`.
@@ -132,18 +132,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Moves waiting jobs into curl while the window has room.
     private func attachWaiting() {
-        while active.count < window, waitingStart < waiting.count {
-            let job = waiting[waitingStart]
-            waitingStart += 1
-            attach(job)
-        }
-        if waitingStart == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingStart = 0
-        } else if waitingStart > 4096, waitingStart * 2 > waiting.count {
-            waiting.removeFirst(waitingStart)
-            waitingStart = 0
-        }
+        while active.count < window, let job = waiting.popFirst() { attach(job) }
     }
 
     private func attach(_ job: CurlJob) {
@@ -202,9 +191,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             entry.job.completion(Self.cancelled)
         }
         active.removeAll()
-        for job in waiting[waitingStart...] { job.completion(Self.cancelled) }
+        for job in waiting { job.completion(Self.cancelled) }
         waiting.removeAll()
-        waitingStart = 0
         // Jobs queued after the last take: `stopping` is set, so no more can arrive.
         let late = shared.withLock { state -> [CurlJob] in
             defer { state.queue.removeAll() }
@@ -216,7 +204,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func publishCounters() {
         let counters = APNsClientCounters(
             easyHandles: active.count + idle.count, inFlight: active.count,
-            queued: waiting.count - waitingStart, completed: completedCount, rounds: rounds)
+            queued: waiting.count, completed: completedCount, rounds: rounds)
         shared.withLock { state in
             state.counters = counters
             state.counters.queued += state.queue.count
