@@ -133,6 +133,8 @@ let package = Package(
             name: "HeraldTests",
             dependencies: [
                 "Herald",
+                "HeraldAPNs",
+                "APNsMock",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

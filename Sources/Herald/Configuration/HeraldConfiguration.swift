@@ -1,3 +1,4 @@
+import HeraldAPNs
 import HeraldCore
 import HeraldStore
 
@@ -29,14 +30,17 @@ public struct HeraldConfiguration: Sendable {
     public var http: HTTP
     public var database: DatabaseURL
     public var sweeper: Sweeper
+    public var dispatcher: DispatcherSettings
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.
     public var apps: [AppConfiguration]
 
     public init(http: HTTP = HTTP(), database: DatabaseURL = .sqliteFile(path: "./herald.sqlite"),
-                sweeper: Sweeper = Sweeper(), apps: [AppConfiguration] = []) {
+                sweeper: Sweeper = Sweeper(), dispatcher: DispatcherSettings = DispatcherSettings(),
+                apps: [AppConfiguration] = []) {
         self.http = http
         self.database = database
         self.sweeper = sweeper
+        self.dispatcher = dispatcher
         self.apps = apps
     }
 }
@@ -52,5 +56,31 @@ public struct AppConfiguration: Sendable, Equatable {
         self.id = id
         self.keys = keys
         self.apns = apns
+    }
+}
+
+/// How the dispatcher runs messages. The defaults suit production; tests shorten the delays.
+public struct DispatcherSettings: Sendable, Equatable {
+    /// Recipients read per page, and so per checkpoint.
+    public var pageSize: Int
+    /// Pages sent but not yet checkpointed, at most. With `pageSize` this bounds what a crash sends twice.
+    public var maxOpenPages: Int
+    /// Messages one Herald sends at the same time.
+    public var maxConcurrentMessages: Int
+    /// How often the dispatcher looks for due messages besides being woken by a publish.
+    public var pollIntervalSeconds: Double
+    /// How long a claimed message stays this instance's without a checkpoint.
+    public var leaseSeconds: Double
+    /// Backoff and attempts for retryable APNs failures.
+    public var retry: APNsRetryPolicy
+
+    public init(pageSize: Int = 500, maxOpenPages: Int = 8, maxConcurrentMessages: Int = 4,
+                pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30, retry: APNsRetryPolicy = APNsRetryPolicy()) {
+        self.pageSize = max(1, pageSize)
+        self.maxOpenPages = max(1, maxOpenPages)
+        self.maxConcurrentMessages = max(1, maxConcurrentMessages)
+        self.pollIntervalSeconds = pollIntervalSeconds
+        self.leaseSeconds = leaseSeconds
+        self.retry = retry
     }
 }

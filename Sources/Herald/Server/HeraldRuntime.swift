@@ -50,7 +50,7 @@ public enum HeraldRuntime {
         let directory = try AppDirectory(apps: apps)
         let announced = demo
         let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, apps: directory, clock: clock, logger: logger,
+            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend), apps: directory, clock: clock, logger: logger,
             onServerRunning: { port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))
             })

@@ -7,31 +7,40 @@ import ServiceLifecycle
 /// Builds the HTTP application from its parts. Everything it needs is passed in, so tests assemble
 /// the same server the binary runs, with their own store, clock and port 0.
 public enum HeraldServer {
-    public static func makeRouter(store: any RegistrationStore, apps: AppDirectory, clock: any WallClock,
-                                  sweeper: Sweeper) -> Router<BasicRequestContext> {
+    static func makeRouter(store: any RegistrationStore, messages: any MessageStore, apps: AppDirectory,
+                           clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: FaultMiddleware())
         RegistrationRoutes(store: store, apps: apps, clock: clock).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
+        MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         return router
     }
 
+    /// The server and its services. They stop in reverse order: the HTTP server first (no new
+    /// publishes), then the sweeper, the dispatcher (checkpoints and gives its leases back) and last
+    /// the APNs clients it was using.
     public static func makeApplication(
         configuration: HeraldConfiguration,
         store: any RegistrationStore,
+        messages: any MessageStore,
         apps: AppDirectory,
         clock: any WallClock = SystemClock(),
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let sweeper = Sweeper(store: store, clock: clock, batchSize: configuration.sweeper.batchSize, logger: logger)
-        var services: [any Service] = []
+        let clients = APNsClientPool(apps: configuration.apps, clock: clock, logger: logger)
+        let dispatcher = Dispatcher(
+            messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
+            releaseLeasesAtStart: configuration.database.isSingleServer, logger: logger)
+        var services: [any Service] = [clients, dispatcher]
         if configuration.sweeper.intervalSeconds > 0 {
             services.append(SweeperService(sweeper: sweeper, intervalSeconds: configuration.sweeper.intervalSeconds, logger: logger))
         }
         return Application(
-            router: makeRouter(store: store, apps: apps, clock: clock, sweeper: sweeper),
+            router: makeRouter(store: store, messages: messages, apps: apps, clock: clock, sweeper: sweeper, dispatcher: dispatcher),
             configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port),
                                  serverName: "Herald"),
             services: services,

@@ -39,6 +39,14 @@ extension HeraldFault {
                     message: "User has no permission for this operation: a key with role '\(required.rawValue)' is required")
     }
 
+    /// 5007 on the publishing routes, in Backendless's words.
+    public static let publishDenied = HeraldFault(
+        code: 5007, kind: .forbidden, message: "User has no permission to publish message")
+
+    /// 5040: cancel or status of a message that is unknown (in this app), finished or cancelled already.
+    public static let messageNotCancellable = HeraldFault(
+        code: 5040, kind: .notFound, message: "Message has already been canceled or does not exist")
+
     public static let unknownDeviceOnGet = HeraldFault(
         code: 5000, kind: .notFound,
         message: "Unable to retrieve device registration - unknown device ID")

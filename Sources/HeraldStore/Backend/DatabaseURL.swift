@@ -13,6 +13,14 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         public let description: String
     }
 
+    /// Whether only one Herald server uses this database (SQLite): then leases left by a killed
+    /// process can be taken back at start instead of waiting for them to expire.
+    public var isSingleServer: Bool {
+        switch self {
+        case .sqliteFile, .sqliteMemory: true
+        }
+    }
+
     public init(parsing text: String) throws(Invalid) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed == "sqlite::memory:" || trimmed == "sqlite://:memory:" {

@@ -3,7 +3,8 @@
 /// Hot reads and the indexes that serve them:
 /// - fan-out pages a channel's live registrations by device key: `registrations (channel_id, device_id)` (unique);
 /// - the sweeper finds expired registrations: partial index `registrations (expires_at)` where it is set;
-/// - GET/DELETE of one device: `devices (app_id, device_id)` (unique), then `registrations (device_id)`.
+/// - GET/DELETE of one device: `devices (app_id, device_id)` (unique), then `registrations (device_id)`;
+/// - the dispatcher finds due messages: partial index `messages (due_at)` over live ones.
 enum Schema {
     static let migrations: [Migration] = [
         Migration(name: "0001_devices_channels_registrations") { dialect in
@@ -59,6 +60,47 @@ enum Schema {
                 )
                 """,
                 "CREATE INDEX app_keys_by_app ON app_keys (app_id)",
+            ]
+        },
+        Migration(name: "0003_messages") { _ in
+            [
+                // One row per published message. The payload is stored built, so the dispatcher never
+                // re-validates; counts are summed over occurrences; fanout_cursor is the checkpoint of
+                // the current occurrence (device key); lease_* say which dispatcher is sending it.
+                """
+                CREATE TABLE messages (
+                    id TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    publisher_id TEXT,
+                    policy TEXT NOT NULL,
+                    broadcast INTEGER NOT NULL,
+                    singlecast TEXT,
+                    payload TEXT,
+                    push_type TEXT,
+                    priority INTEGER,
+                    apns_expiration BIGINT,
+                    collapse_id TEXT,
+                    publish_at BIGINT,
+                    repeat_every BIGINT,
+                    repeat_expires_at BIGINT,
+                    status TEXT NOT NULL,
+                    error_message TEXT,
+                    due_at BIGINT,
+                    occurrences BIGINT NOT NULL DEFAULT 0,
+                    fanout_cursor BIGINT NOT NULL DEFAULT 0,
+                    sent BIGINT NOT NULL DEFAULT 0,
+                    failed BIGINT NOT NULL DEFAULT 0,
+                    pending BIGINT NOT NULL DEFAULT 0,
+                    tokens_removed BIGINT NOT NULL DEFAULT 0,
+                    tokens_deactivated BIGINT NOT NULL DEFAULT 0,
+                    lease_owner TEXT,
+                    lease_until BIGINT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX messages_due ON messages (due_at) WHERE status IN ('scheduled', 'running')",
             ]
         },
     ]

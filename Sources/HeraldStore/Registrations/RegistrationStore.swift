@@ -28,6 +28,9 @@ public protocol RegistrationStore: Sendable {
     /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`.
     func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember]
 
+    /// One page of a message's recipients, ordered by device key, after `cursor` (see `RecipientFilter`).
+    func recipients(app: String, filter: RecipientFilter, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [Recipient]
+
     /// Keys of up to `limit` registrations that expired at or before `now`, in no particular order.
     /// Sorting them before deleting keeps each delete batch on neighbouring pages.
     func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64]

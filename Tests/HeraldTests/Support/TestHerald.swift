@@ -34,7 +34,7 @@ enum TestHerald {
         let clock = ManualClock(t0)
         var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
         configuration.sweeper.intervalSeconds = 0
-        let app = HeraldServer.makeApplication(configuration: configuration, store: store,
+        let app = HeraldServer.makeApplication(configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
                                                apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
         do {
             try await app.test(setup) { client in try await body(Harness(client: client, store: store, clock: clock)) }

@@ -1,0 +1,159 @@
+import Dispatch
+import Foundation
+import HeraldAPNs
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Takes due messages from the store and runs their fan-outs, a few at a time.
+///
+/// It looks for due messages when a publish wakes it and on a timer (`pollIntervalSeconds`), so
+/// scheduled occurrences fire on time and messages left by a dead instance are taken over once their
+/// lease runs out. On graceful shutdown it stops sending, waits for the answers in flight, checkpoints,
+/// and gives its leases back.
+public final class Dispatcher: Service {
+    let messages: any MessageStore
+    let registrations: any RegistrationStore
+    let clients: APNsClientPool
+    let clock: any WallClock
+    let settings: DispatcherSettings
+    let logger: Logger
+    /// This instance's name on the leases it holds.
+    let owner: String
+    /// SQLite: no other server shares the file, so leases left by a killed process are taken back at start.
+    let releaseLeasesAtStart: Bool
+    private let stop = StopFlag()
+    private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+    private let running = Mutex<Set<String>>([])
+
+    public init(messages: any MessageStore, registrations: any RegistrationStore, clients: APNsClientPool,
+                clock: any WallClock, settings: DispatcherSettings, releaseLeasesAtStart: Bool, logger: Logger) {
+        self.messages = messages
+        self.registrations = registrations
+        self.clients = clients
+        self.clock = clock
+        self.settings = settings
+        self.releaseLeasesAtStart = releaseLeasesAtStart
+        self.logger = logger
+        self.owner = "\(ProcessInfo.processInfo.hostName)/\(ProcessInfo.processInfo.processIdentifier)/\(UUID().uuidString.prefix(8))"
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Looks for due messages now (a publish calls this, so an immediate message does not wait for the timer).
+    public func wake() { signal.yield() }
+
+    public func run() async throws {
+        if releaseLeasesAtStart {
+            try await messages.releaseAll(now: clock.now)
+        }
+        let interval = DispatchTimeInterval.milliseconds(Int(min(60, max(0.01, settings.pollIntervalSeconds)) * 1000))
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "herald.dispatcher.timer"))
+        timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(5))
+        let signal = self.signal
+        timer.setEventHandler { signal.yield() }
+        timer.resume()
+        defer { timer.cancel() }
+        await withDiscardingTaskGroup { group in
+            for await _ in signals.cancelOnGracefulShutdown() {
+                for message in await claim() {
+                    group.addTask {
+                        await self.dispatch(message)
+                        self.running.withLock { _ = $0.remove(message.id) }
+                        self.wake()
+                    }
+                }
+            }
+            stop.set()
+        }
+        do {
+            try await messages.release(owner: owner, now: clock.now)
+        } catch {
+            logger.error("could not release message leases at shutdown; they expire by themselves",
+                         metadata: ["herald.error": "\(error)"])
+        }
+    }
+
+    /// Claims as many due messages as there is room for.
+    private func claim() async -> [StoredMessage] {
+        let room = settings.maxConcurrentMessages - running.withLock { $0.count }
+        guard room > 0, !stop.isSet else { return [] }
+        do {
+            let now = clock.now
+            guard try await messages.hasDue(now: now) else { return [] }
+            let claimed = try await messages.claim(owner: owner, now: now, leaseUntil: leaseEnd(now), limit: room)
+            running.withLock { for message in claimed { $0.insert(message.id) } }
+            return claimed
+        } catch {
+            logger.error("could not claim due messages", metadata: ["herald.error": "\(error)"])
+            return []
+        }
+    }
+
+    private func leaseEnd(_ now: Timestamp) -> Timestamp {
+        now.adding(milliseconds: Int64(settings.leaseSeconds * 1000))
+    }
+
+    /// Runs one occurrence of one message and records how it ended.
+    func dispatch(_ message: StoredMessage) async {
+        var logger = self.logger
+        logger[metadataKey: "herald.app"] = "\(message.app)"
+        logger[metadataKey: "herald.message"] = "\(message.id)"
+        let started = ContinuousClock.now
+        do {
+            let ending = try await fanOut(message, logger: logger)
+            let now = clock.now
+            switch ending {
+            case .completed:
+                try await messages.finishOccurrence(id: message.id, owner: owner, next: Self.nextOccurrence(of: message, now: now),
+                                                    failure: nil, now: now)
+            case .aborted(let reason):
+                logger.error("message failed", metadata: ["herald.reason": "\(reason)"])
+                try await messages.finishOccurrence(id: message.id, owner: owner, next: nil, failure: reason, now: now)
+            case .cancelled:
+                try await messages.finishOccurrence(id: message.id, owner: owner, next: nil, failure: nil, now: now)
+            case .leaseLost, .stopped:
+                break
+            }
+            logger.info("message occurrence ended", metadata: [
+                "herald.ending": "\(ending)", "herald.seconds": "\((ContinuousClock.now - started).components.seconds)",
+            ])
+        } catch {
+            // The lease runs out and the message is taken again from its checkpoint.
+            logger.error("message fan-out failed; it resumes when its lease expires", metadata: ["herald.error": "\(error)"])
+        }
+    }
+
+    private func fanOut(_ message: StoredMessage, logger: Logger) async throws -> FanOut.Ending {
+        guard let content = message.content, message.policy.pushes else { return .completed }
+        let systems = [DeviceOS.ios, .osx].filter(message.broadcast.includes)
+        if systems.isEmpty { return .completed }
+        let client: APNsClient
+        do {
+            client = try clients.client(for: message.app)
+        } catch .shutDown {
+            return .stopped
+        } catch {
+            return .aborted(error.description)
+        }
+        guard let topic = clients.settings(for: message.app)?.topic else { return .aborted("no APNs topic") }
+        return try await FanOut(
+            message: message, content: content, systems: systems, topic: topic, client: client,
+            registrations: registrations, messages: messages, owner: owner, clock: clock, settings: settings,
+            stop: stop, logger: logger
+        ).run()
+    }
+
+    /// The occurrence after the one that just ran, skipping any that passed while Herald was down
+    /// (each occurrence fires once, late rather than in a burst); nil when the schedule is over.
+    static func nextOccurrence(of message: StoredMessage, now: Timestamp) -> Timestamp? {
+        guard let due = message.dueAt, let every = message.schedule.repeatEverySeconds, every > 0 else { return nil }
+        let step = every * 1000
+        var next = due.milliseconds + step
+        if next <= now.milliseconds { next += ((now.milliseconds - next) / step + 1) * step }
+        if let end = message.schedule.repeatExpiresAt, next > end.milliseconds { return nil }
+        return Timestamp(milliseconds: next)
+    }
+}

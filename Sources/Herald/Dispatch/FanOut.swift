@@ -1,0 +1,264 @@
+import HeraldAPNs
+import HeraldCore
+import HeraldStore
+import Logging
+import Synchronization
+
+/// Sends the current occurrence of one message to its recipients, from the message's checkpoint on.
+///
+/// A producer pages recipients by device key and submits them to the app's APNs client (at most
+/// `maxOpenPages` pages not yet checkpointed); a consumer reads outcomes as they come, asks
+/// `APNsRetryPolicy` what each means, and checkpoints whenever the oldest open page is done. A heartbeat
+/// renews the lease and publishes the pending count. Nothing here throws past the stream: errors are
+/// recorded, the stream drains, and `run` reports them at the end, so no send is left without an outcome.
+struct FanOut: Sendable {
+    /// How a run ended.
+    enum Ending: Equatable, Sendable {
+        /// Every recipient has a final result and it is checkpointed.
+        case completed
+        /// Sending cannot work (credentials, settings): the message fails with this reason.
+        case aborted(String)
+        /// The publisher cancelled the message.
+        case cancelled
+        /// Another dispatcher owns the message now.
+        case leaseLost
+        /// Herald is shutting down; the message resumes from its checkpoint on the next start.
+        case stopped
+    }
+
+    /// One send: the recipient, its page, and which attempt this is.
+    struct Send: Sendable {
+        let page: Int
+        let recipient: Recipient
+        let attempt: Int
+    }
+
+    struct State {
+        var progress: FanOutProgress
+        var retries: [(due: ContinuousClock.Instant, send: Send)] = []
+        var abort: String?
+        var halt: Ending?
+        var error: (any Error)?
+        var writing = false
+        var writeAgain = false
+        var lastFailure: String?
+    }
+
+    let message: StoredMessage
+    let content: PushContent
+    let systems: [DeviceOS]
+    let topic: String
+    let client: APNsClient
+    let registrations: any RegistrationStore
+    let messages: any MessageStore
+    let owner: String
+    let clock: any WallClock
+    let settings: DispatcherSettings
+    let stop: StopFlag
+    let logger: Logger
+
+    func run() async throws -> Ending {
+        let state = Shared(State(progress: FanOutProgress(messageId: message.id)))
+        let stream = client.makeSendStream(of: Send.self)
+        let build = NotificationBuilder(content: content, topic: topic)
+        await withTaskGroup(of: Void.self) { outer in
+            outer.addTask { await heartbeat(state) }
+            await withTaskGroup(of: Void.self) { inner in
+                inner.addTask {
+                    for await delivery in stream.results {
+                        let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
+                        state.withLock { apply(decision, to: delivery.tag, &$0) }
+                        await checkpoint(state, force: false)
+                    }
+                }
+                inner.addTask { await produce(state, stream, build) }
+            }
+            outer.cancelAll()
+        }
+        // Sends still waiting to retry end as failed, unless Herald is only stopping: then their pages stay
+        // open and are sent again after the restart.
+        let (ending, error) = state.withLock { state -> (Ending, (any Error)?) in
+            let ending = state.abort.map(Ending.aborted) ?? state.halt ?? .completed
+            if ending != .stopped {
+                for retry in state.retries { state.progress.record(page: retry.send.page, .failed) }
+                state.retries.removeAll()
+            }
+            return (ending, state.error)
+        }
+        if ending != .leaseLost { await checkpoint(state, force: true) }
+        if let error = error ?? state.withLock({ $0.error }) { throw error }
+        if let failure = state.withLock({ $0.lastFailure }) {
+            logger.debug("some sends failed", metadata: ["herald.reason": "\(failure)"])
+        }
+        return ending
+    }
+
+    /// Pages recipients into the stream, and due retries before new pages, until everything has an outcome
+    /// or the run halts; then finishes the stream.
+    private func produce(_ state: Shared, _ stream: APNsSendStream<Send>, _ build: NotificationBuilder) async {
+        var cursor = message.cursor
+        var exhausted = false
+        defer { stream.finish() }
+        while true {
+            if stop.isSet || Task.isCancelled {
+                state.withLock { if $0.halt == nil { $0.halt = Ending.stopped } }
+                return
+            }
+            let now = ContinuousClock.now
+            let (due, halted, canOpen, done) = state.withLock { state -> ([Send], Bool, Bool, Bool) in
+                if state.abort != nil || state.halt != nil || state.error != nil { return ([], true, false, false) }
+                var due: [Send] = []
+                state.retries.removeAll { retry in
+                    guard retry.due <= now else { return false }
+                    due.append(retry.send)
+                    return true
+                }
+                return (due, false, state.progress.openPages < settings.maxOpenPages,
+                        exhausted && state.progress.unanswered == 0)
+            }
+            if halted || done { return }
+            for send in due {
+                await stream.submit(build(send.recipient), tag: Send(page: send.page, recipient: send.recipient, attempt: send.attempt + 1))
+            }
+            if !exhausted && canOpen {
+                let page: [Recipient]
+                do {
+                    page = try await registrations.recipients(
+                        app: message.app, filter: RecipientFilter(channel: message.channel, devices: message.singlecast, systems: systems),
+                        after: cursor, limit: settings.pageSize, now: clock.now)
+                } catch {
+                    state.withLock { $0.error = error }
+                    return
+                }
+                guard let last = page.last else {
+                    exhausted = true
+                    continue
+                }
+                cursor = last.key
+                let number = state.withLock { $0.progress.addPage(lastKey: last.key, count: page.count) }
+                for recipient in page {
+                    await stream.submit(build(recipient), tag: Send(page: number, recipient: recipient, attempt: 1))
+                }
+            } else if due.isEmpty {
+                // Waiting for outcomes or a retry's time; both are milliseconds away.
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
+    /// What one outcome means for the progress and the run.
+    private func apply(_ decision: APNsDecision, to send: Send, _ state: inout State) {
+        let page = send.page
+        let recipient = send.recipient
+        switch decision {
+        case .done:
+            state.progress.record(page: page, .sent)
+        case .retry(let after):
+            if state.abort != nil || state.halt == .cancelled {
+                state.progress.record(page: page, .failed)
+            } else {
+                state.retries.append((ContinuousClock.now.advanced(by: after), send))
+            }
+        case .removeToken(let since):
+            state.progress.record(page: page, .removed(TokenRemoval(
+                deviceKey: recipient.key, deviceToken: recipient.deviceToken, invalidSince: since.map(Timestamp.init(milliseconds:)))))
+        case .deactivateToken:
+            state.progress.record(page: page, .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken)))
+        case .abort(let reason):
+            state.progress.record(page: page, .failed)
+            if state.abort == nil { state.abort = reason }
+        case .fail(let reason):
+            state.progress.record(page: page, .failed)
+            state.lastFailure = reason
+        }
+    }
+
+    /// Writes a checkpoint if there is one to write. Writes never overlap: one that comes while another is
+    /// being written is folded into a second write right after, so the cursor only moves forward and
+    /// no counts are lost to a crash between two writes.
+    private func checkpoint(_ state: Shared, force: Bool) async {
+        var next = state.withLock { state -> FanOutCheckpoint? in
+            if state.writing {
+                state.writeAgain = true
+                return nil
+            }
+            guard let checkpoint = state.progress.takeCheckpoint(force: force) else { return nil }
+            state.writing = true
+            return checkpoint
+        }
+        while let checkpoint = next {
+            do {
+                let now = clock.now
+                let status = try await messages.checkpoint(
+                    checkpoint, owner: owner, now: now, leaseUntil: now.adding(milliseconds: Int64(settings.leaseSeconds * 1000)))
+                state.withLock { state in
+                    switch status {
+                    case nil: if state.halt == nil { state.halt = .leaseLost }
+                    case .cancelled?: if state.halt == nil { state.halt = .cancelled }
+                    default: break
+                    }
+                }
+            } catch {
+                state.withLock { if $0.error == nil { $0.error = error } }
+            }
+            next = state.withLock { state -> FanOutCheckpoint? in
+                guard state.writeAgain, let checkpoint = state.progress.takeCheckpoint(force: true) else {
+                    state.writing = false
+                    state.writeAgain = false
+                    return nil
+                }
+                state.writeAgain = false
+                return checkpoint
+            }
+        }
+    }
+
+    /// Renews the lease (and publishes the pending count) a few times per lease period.
+    private func heartbeat(_ state: Shared) async {
+        let interval = Duration.milliseconds(Int64(max(0.05, settings.leaseSeconds / 4) * 1000))
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            await checkpoint(state, force: true)
+        }
+    }
+}
+
+extension FanOut {
+    /// The run's state, shared by the producer, the consumer and the heartbeat.
+    final class Shared: Sendable {
+        private let mutex: Mutex<State>
+        init(_ state: sending State) { mutex = Mutex(state) }
+        func withLock<T>(_ body: (inout sending State) throws -> sending T) rethrows -> sending T { try mutex.withLock(body) }
+    }
+}
+
+/// Builds each recipient's notification around the one payload of the message (shared, not copied).
+struct NotificationBuilder: Sendable {
+    let payload: APNsPayload
+    let pushType: APNsPushType
+    let priority: APNsPriority?
+    let expiration: Int64?
+    let collapseID: String?
+    let topic: String
+
+    init(content: PushContent, topic: String) {
+        payload = APNsPayload(content.payload)
+        pushType = APNsPushType(rawValue: content.pushType) ?? .alert
+        priority = content.priority.flatMap(APNsPriority.init(rawValue:))
+        expiration = content.expiration
+        collapseID = content.collapseId
+        self.topic = topic
+    }
+
+    func callAsFunction(_ recipient: Recipient) -> APNsNotification {
+        APNsNotification(deviceToken: recipient.deviceToken, payload: payload, pushType: pushType, topic: topic,
+                         priority: priority, expiration: expiration, collapseID: collapseID)
+    }
+}
+
+/// Set once when Herald starts shutting down; every running fan-out checks it between sends.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// Publishing, message status and cancel, as in the contract's "Publishing" section. Every route needs
+/// a `server` key.
+struct MessageRoutes {
+    let messages: any MessageStore
+    let apps: AppDirectory
+    let clock: any WallClock
+    let dispatcher: Dispatcher?
+
+    func add(to router: Router<some RequestContext>) {
+        // One parameter name for the segment: POST names a channel, GET and DELETE a message id.
+        let path = "/{appId}/{apiKey}/messaging"
+        router.post(RouterPath(path + "/{target}")) { request, context in try await publish(request, context) }
+        router.get(RouterPath(path + "/{target}")) { _, context in try await status(context) }
+        router.delete(RouterPath(path + "/{target}")) { _, context in try await cancel(context) }
+    }
+
+    /// Stores the message durably, then wakes the dispatcher; answers `scheduled` (Backendless does too).
+    func publish(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
+        let channel = try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
+        let body = try await JSONBody.read(request)
+        let now = clock.now
+        let publish = try PublishRequest(json: body, now: now)
+        let message = StoredMessage(id: "message:\(UUID().uuidString.lowercased())", app: scope.appId, channel: channel,
+                                    request: publish, now: now)
+        try await messages.insert(message, now: now)
+        if publish.schedule.publishAt == nil { dispatcher?.wake() }
+        return JSONBody.response(.object([
+            "messageId": .string(message.id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null,
+        ]))
+    }
+
+    func status(_ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
+        let id = try AppScope.parameter("target", context)
+        guard let message = try await messages.message(app: scope.appId, id: id) else { throw HeraldFault.messageNotCancellable }
+        let counts = message.deliveries
+        return JSONBody.response(.object([
+            "messageId": .string(message.id),
+            "status": .string(message.status.contractStatus),
+            "errorMessage": message.errorMessage.map(JSONValue.string) ?? .null,
+            "deliveries": .object([
+                "targeted": .integer(counts.targeted), "sent": .integer(counts.sent), "failed": .integer(counts.failed),
+                "pending": .integer(counts.pending), "tokensRemoved": .integer(counts.tokensRemoved),
+                "tokensDeactivated": .integer(counts.tokensDeactivated),
+            ]),
+            "occurrences": .integer(message.occurrences),
+            "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
+        ]))
+    }
+
+    func cancel(_ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
+        let id = try AppScope.parameter("target", context)
+        guard try await messages.cancel(app: scope.appId, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
+        return JSONBody.response(.object(["messageId": .string(id), "status": .string(MessageStatus.cancelled.contractStatus)]))
+    }
+}

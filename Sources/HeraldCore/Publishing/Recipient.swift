@@ -1,0 +1,31 @@
+/// Which registrations one message goes to.
+public struct RecipientFilter: Sendable, Equatable {
+    /// The channel for a broadcast; ignored when `devices` is set.
+    public var channel: ChannelName
+    /// pushSinglecast: only these devices (in the app, whatever channel).
+    public var devices: [String]?
+    /// Only devices with one of these operating systems.
+    public var systems: [DeviceOS]
+
+    public init(channel: ChannelName, devices: [String]?, systems: [DeviceOS]) {
+        self.channel = channel
+        self.devices = devices
+        self.systems = systems
+    }
+}
+
+/// One device a message goes to: live (an unexpired registration that matches) and active.
+public struct Recipient: Sendable, Equatable {
+    /// The device's store key; pages are ordered by it, and the fan-out checkpoints it.
+    public var key: Int64
+    public var deviceId: String
+    public var deviceToken: String
+    public var os: DeviceOS
+
+    public init(key: Int64, deviceId: String, deviceToken: String, os: DeviceOS) {
+        self.key = key
+        self.deviceId = deviceId
+        self.deviceToken = deviceToken
+        self.os = os
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import HeraldCore
+import SQLKit
+
+/// The one `MessageStore`, on SQLKit like the registration store, so SQLite and PostgreSQL share it.
+public struct SQLMessageStore: MessageStore {
+    let backend: any SQLBackend
+
+    public init(backend: any SQLBackend) {
+        self.backend = backend
+    }
+
+    public func insert(_ message: StoredMessage, now: Timestamp) async throws {
+        let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let payload = message.content.map { String(decoding: $0.payload, as: UTF8.self) }
+        try await backend.write { db in
+            try await db.raw("""
+                INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast,
+                    payload, push_type, priority, apns_expiration, collapse_id,
+                    publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
+                VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
+                    \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast),
+                    \(bind: payload), \(bind: message.content?.pushType), \(bind: message.content?.priority),
+                    \(bind: message.content?.expiration), \(bind: message.content?.collapseId),
+                    \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
+                    \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
+                    \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
+                """).run()
+        }
+    }
+
+    public func message(app: String, id: String) async throws -> StoredMessage? {
+        try await backend.read { db in
+            try await db.raw("SELECT * FROM messages WHERE id = \(bind: id) AND app_id = \(bind: app)").first()
+                .map(Self.decode)
+        }
+    }
+
+    public func cancel(app: String, id: String, now: Timestamp) async throws -> Bool {
+        try await backend.write { db in
+            let rows = try await db.raw("""
+                UPDATE messages SET status = 'cancelled', due_at = NULL, updated_at = \(bind: now.milliseconds)
+                WHERE id = \(bind: id) AND app_id = \(bind: app) AND status IN ('scheduled', 'running')
+                RETURNING id
+                """).all()
+            return !rows.isEmpty
+        }
+    }
+
+    static func decode(_ row: any SQLRow) throws -> StoredMessage {
+        let singlecast = try row.decode(column: "singlecast", as: String?.self)
+            .map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+        var content: PushContent?
+        if let payload = try row.decode(column: "payload", as: String?.self) {
+            content = PushContent(
+                payload: Array(payload.utf8),
+                pushType: try row.decode(column: "push_type", as: String?.self) ?? "alert",
+                priority: try row.decode(column: "priority", as: Int?.self),
+                expiration: try row.decode(column: "apns_expiration", as: Int64?.self),
+                collapseId: try row.decode(column: "collapse_id", as: String?.self))
+        }
+        guard let status = MessageStatus(rawValue: try row.decode(column: "status", as: String.self)),
+              let policy = PublishPolicy(rawValue: try row.decode(column: "policy", as: String.self)) else {
+            throw StoreInvariantViolation("message row with an unknown status or policy")
+        }
+        func timestamp(_ column: String) throws -> Timestamp? {
+            try row.decode(column: column, as: Int64?.self).map(Timestamp.init(milliseconds:))
+        }
+        return StoredMessage(
+            id: try row.decode(column: "id", as: String.self),
+            app: try row.decode(column: "app_id", as: String.self),
+            channel: try ChannelName(validating: try row.decode(column: "channel", as: String.self)),
+            publisherId: try row.decode(column: "publisher_id", as: String?.self),
+            policy: policy,
+            broadcast: PushBroadcast(rawValue: try row.decode(column: "broadcast", as: Int.self)),
+            singlecast: singlecast,
+            content: content,
+            schedule: PublishSchedule(publishAt: try timestamp("publish_at"),
+                                      repeatEverySeconds: try row.decode(column: "repeat_every", as: Int64?.self),
+                                      repeatExpiresAt: try timestamp("repeat_expires_at")),
+            status: status,
+            errorMessage: try row.decode(column: "error_message", as: String?.self),
+            dueAt: try timestamp("due_at"),
+            occurrences: try row.decode(column: "occurrences", as: Int64.self),
+            cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
+            deliveries: DeliveryCounts(
+                sent: try row.decode(column: "sent", as: Int64.self),
+                failed: try row.decode(column: "failed", as: Int64.self),
+                pending: try row.decode(column: "pending", as: Int64.self),
+                tokensRemoved: try row.decode(column: "tokens_removed", as: Int64.self),
+                tokensDeactivated: try row.decode(column: "tokens_deactivated", as: Int64.self)),
+            createdAt: Timestamp(milliseconds: try row.decode(column: "created_at", as: Int64.self)))
+    }
+}

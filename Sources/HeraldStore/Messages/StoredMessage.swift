@@ -1,0 +1,80 @@
+import HeraldCore
+
+/// A published message as stored: what to send, to whom, when, and how far the fan-out got.
+public struct StoredMessage: Sendable, Equatable {
+    /// `message:<uuid>`, what the publisher gets back.
+    public var id: String
+    public var app: String
+    public var channel: ChannelName
+    public var publisherId: String?
+    public var policy: PublishPolicy
+    public var broadcast: PushBroadcast
+    public var singlecast: [String]?
+    /// What APNs receives; nil when the policy does not push.
+    public var content: PushContent?
+    public var schedule: PublishSchedule
+    public var status: MessageStatus
+    public var errorMessage: String?
+    /// When the next (or current) occurrence fires; nil once finished.
+    public var dueAt: Timestamp?
+    /// Occurrences finished so far.
+    public var occurrences: Int64
+    /// The fan-out's checkpoint in the current occurrence: every recipient with a key up to this one is done.
+    public var cursor: Int64
+    public var deliveries: DeliveryCounts
+    public var createdAt: Timestamp
+
+    public init(id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
+                broadcast: PushBroadcast = .all, singlecast: [String]? = nil, content: PushContent?,
+                schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
+                dueAt: Timestamp?, occurrences: Int64 = 0, cursor: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
+                createdAt: Timestamp) {
+        self.id = id
+        self.app = app
+        self.channel = channel
+        self.publisherId = publisherId
+        self.policy = policy
+        self.broadcast = broadcast
+        self.singlecast = singlecast
+        self.content = content
+        self.schedule = schedule
+        self.status = status
+        self.errorMessage = errorMessage
+        self.dueAt = dueAt
+        self.occurrences = occurrences
+        self.cursor = cursor
+        self.deliveries = deliveries
+        self.createdAt = createdAt
+    }
+
+    /// A new message from a validated publish request: due at `publishAt`, or now.
+    public init(id: String, app: String, channel: ChannelName, request: PublishRequest, now: Timestamp) {
+        self.init(id: id, app: app, channel: channel, publisherId: request.publisherId, policy: request.policy,
+                  broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), content: request.content,
+                  schedule: request.schedule, dueAt: request.schedule.publishAt ?? now, createdAt: now)
+    }
+}
+
+/// A message's delivery counts, summed over its occurrences. `targeted` is always the sum of the rest.
+public struct DeliveryCounts: Sendable, Equatable {
+    /// Accepted by APNs.
+    public var sent: Int64
+    /// Not delivered: refused by APNs for the device, retries used up, or cut off by a failed message.
+    public var failed: Int64
+    /// Handed to the fan-out and not finished yet (0 unless a dispatcher is running the message).
+    public var pending: Int64
+    /// Registrations removed because APNs said the token is no longer valid (410).
+    public var tokensRemoved: Int64
+    /// Devices deactivated because APNs refused their token (BadDeviceToken, DeviceTokenNotForTopic).
+    public var tokensDeactivated: Int64
+
+    public init(sent: Int64 = 0, failed: Int64 = 0, pending: Int64 = 0, tokensRemoved: Int64 = 0, tokensDeactivated: Int64 = 0) {
+        self.sent = sent
+        self.failed = failed
+        self.pending = pending
+        self.tokensRemoved = tokensRemoved
+        self.tokensDeactivated = tokensDeactivated
+    }
+
+    public var targeted: Int64 { sent + failed + pending }
+}

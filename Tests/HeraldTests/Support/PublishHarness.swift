@@ -1,0 +1,155 @@
+import APNsMock
+import Foundation
+import Herald
+import HeraldAPNs
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// The whole server (routes, store on a SQLite file, dispatcher, APNs client) against the mock APNs
+/// over TLS, with a manual clock that Herald, its provider tokens and the mock share.
+enum PublishHarness {
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func fixture(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    static let topic = "com.example.herald"
+    static let publish = "/shop/k-server/messaging"
+    static let register = "/shop/k-client/messaging/registrations"
+
+    /// Fast retries and a short poll, so retry and scheduling tests take milliseconds.
+    static let fastSettings = DispatcherSettings(
+        pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5,
+        retry: APNsRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40),
+                               tooManyRequestsDelay: .milliseconds(10)))
+
+    struct Harness: Sendable {
+        let client: any TestClientProtocol
+        let store: SQLRegistrationStore
+        let messages: SQLMessageStore
+        let clock: ManualClock
+        let mock: APNsMock
+    }
+
+    static func apnsSettings(_ mock: APNsMock, keyID: String = "TESTKEY001") -> APNsAppConfiguration {
+        APNsAppConfiguration(
+            environment: .custom(url: mock.baseURL, caFile: fixture("fixtures/tls/ca.crt")), topic: topic,
+            authentication: .token(teamID: "TESTTEAM01", keyID: keyID, privateKeyFile: fixture("fixtures/keys/AuthKey_\(keyID).p8")),
+            connections: 2, streamsPerConnection: 100)
+    }
+
+    static func with(apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings,
+                     _ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
+        let logger = Logger(label: "herald.tests")
+        let clock = ManualClock(TestHerald.t0)
+        var mockConfiguration = APNsMockConfiguration(
+            transport: .tls(certificateChainFile: fixture("fixtures/tls/server.crt"), privateKeyFile: fixture("fixtures/tls/server.key")),
+            authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01",
+                                                           p8File: fixture("fixtures/keys/AuthKey_TESTKEY001.p8"))]))
+        mockConfiguration.topics = [topic]
+        mockConfiguration.now = { Double(clock.now.milliseconds) / 1000 }
+        let mock = try await APNsMock.start(mockConfiguration)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = DatabaseURL.sqliteFile(path: directory.appendingPathComponent("h.sqlite").path)
+        let backend = try await HeraldRuntime.openMigrated(url, logger: logger)
+        let store = SQLRegistrationStore(backend: backend)
+        let messages = SQLMessageStore(backend: backend)
+        var apps = TestHerald.apps
+        if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
+        var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
+        configuration.sweeper.intervalSeconds = 0
+        configuration.dispatcher = settings
+        let app = HeraldServer.makeApplication(configuration: configuration, store: store, messages: messages,
+                                               apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+        var failure: (any Error)?
+        do {
+            try await app.test(.router) { client in
+                try await body(Harness(client: client, store: store, messages: messages, clock: clock, mock: mock))
+            }
+        } catch {
+            failure = error
+        }
+        try? await backend.close()
+        try? await mock.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+        if let failure { throw failure }
+    }
+
+    /// Distinct 64-character hex tokens.
+    static func token(_ index: Int) -> String {
+        let hex = String(index, radix: 16)
+        return "ab" + String(repeating: "0", count: 62 - hex.count) + hex
+    }
+}
+
+extension PublishHarness.Harness {
+    /// Registers devices `range` (ids "dev-<i>", tokens `PublishHarness.token(i)`) into `channels` through the store.
+    func registerDevices(_ range: Range<Int>, channels: [String] = ["news"], os: String = "IOS",
+                         expiration: Int64? = nil) async throws {
+        let list = channels.map { "\"\($0)\"" }.joined(separator: ",")
+        let expiry = expiration.map { ", \"expiration\": \($0)" } ?? ""
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in range {
+                group.addTask {
+                    let body = #"{"deviceToken": "\#(PublishHarness.token(index))", "deviceId": "dev-\#(index)", "os": "\#(os)", "channels": [\#(list)]\#(expiry)}"#
+                    let request = try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: clock.now)
+                    _ = try await store.register(app: "shop", request, now: clock.now)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Publishes `json` to `channel` and returns the message id.
+    func publish(_ channel: String, _ json: String) async throws -> String {
+        let answer = try await client.call(.post, PublishHarness.publish + "/" + channel, json: json)
+        #expect(answer.status == .ok, "publish answered \(answer.status): \(answer.body)")
+        #expect(answer.body["status"] == .string("scheduled"))
+        guard case .string(let id)? = answer.body["messageId"] else {
+            throw HarnessError("no messageId in \(answer.body)")
+        }
+        return id
+    }
+
+    func status(_ id: String) async throws -> JSONValue {
+        try await client.call(.get, PublishHarness.publish + "/" + id).body
+    }
+
+    /// Polls the message until its status is `expected` (20 s at most) and returns the last answer.
+    @discardableResult
+    func waitFor(_ id: String, status expected: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let answer = try await status(id)
+            if answer["status"] == .string(expected) { return answer }
+            if ContinuousClock.now > deadline { throw HarnessError("message \(id) is \(answer), not \(expected)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits until the mock has recorded `count` accepted notifications.
+    func waitForMock(_ count: Int, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while mock.stats().accepted < count {
+            if ContinuousClock.now > deadline { throw HarnessError("the mock accepted \(mock.stats().accepted), not \(count)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension JSONValue {
+    /// `deliveries.<name>` of a status answer.
+    func delivery(_ name: String) -> Int64? {
+        if case .integer(let value)? = self["deliveries"]?[name] { return value }
+        return nil
+    }
+}
