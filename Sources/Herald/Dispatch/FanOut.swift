@@ -39,8 +39,6 @@ struct FanOut: Sendable {
         var abort: String?
         var halt: Ending?
         var error: (any Error)?
-        var writing = false
-        var writeAgain = false
         var lastFailure: String?
     }
 
@@ -61,32 +59,42 @@ struct FanOut: Sendable {
         let state = Shared(State(progress: FanOutProgress(messageId: message.id)))
         let stream = client.makeSendStream(of: Send.self)
         let build = NotificationBuilder(content: content, topic: topic)
+        // Checkpoint requests: false when a page may have closed, true for a lease renewal. One writer
+        // task writes them, so writes never overlap and the consumer never waits for the disk.
+        let (requests, request) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { outer in
-            outer.addTask { await heartbeat(state) }
+            outer.addTask {
+                for await force in requests { await checkpoint(state, force: force) }
+            }
+            outer.addTask { await heartbeat(request) }
             await withTaskGroup(of: Void.self) { inner in
                 inner.addTask {
                     for await delivery in stream.results {
                         let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
-                        state.withLock { apply(decision, to: delivery.tag, &$0) }
-                        await checkpoint(state, force: false)
+                        let pageClosed = state.withLock { state in
+                            apply(decision, to: delivery.tag, &state)
+                            return state.progress.frontPageDone
+                        }
+                        if pageClosed { request.yield(false) }
                     }
                 }
                 inner.addTask { await produce(state, stream, build) }
             }
+            request.finish()
             outer.cancelAll()
         }
         // Sends still waiting to retry end as failed, unless Herald is only stopping: then their pages stay
         // open and are sent again after the restart.
-        let (ending, error) = state.withLock { state -> (Ending, (any Error)?) in
+        let ending = state.withLock { state -> Ending in
             let ending = state.abort.map(Ending.aborted) ?? state.halt ?? .completed
             if ending != .stopped {
                 for retry in state.retries { state.progress.record(page: retry.send.page, .failed) }
                 state.retries.removeAll()
             }
-            return (ending, state.error)
+            return ending
         }
         if ending != .leaseLost { await checkpoint(state, force: true) }
-        if let error = error ?? state.withLock({ $0.error }) { throw error }
+        if let error = state.withLock({ $0.error }) { throw StoreFailure(underlying: error) }
         if let failure = state.withLock({ $0.lastFailure }) {
             logger.debug("some sends failed", metadata: ["herald.reason": "\(failure)"])
         }
@@ -173,54 +181,41 @@ struct FanOut: Sendable {
         }
     }
 
-    /// Writes a checkpoint if there is one to write. Writes never overlap: one that comes while another is
-    /// being written is folded into a second write right after, so the cursor only moves forward and
-    /// no counts are lost to a crash between two writes.
+    /// Writes a checkpoint if there is one to write (only the writer task and, after it, `run` call this).
     private func checkpoint(_ state: Shared, force: Bool) async {
-        var next = state.withLock { state -> FanOutCheckpoint? in
-            if state.writing {
-                state.writeAgain = true
-                return nil
-            }
-            guard let checkpoint = state.progress.takeCheckpoint(force: force) else { return nil }
-            state.writing = true
-            return checkpoint
-        }
-        while let checkpoint = next {
-            do {
-                let now = clock.now
-                let status = try await messages.checkpoint(
-                    checkpoint, owner: owner, now: now, leaseUntil: now.adding(milliseconds: Int64(settings.leaseSeconds * 1000)))
-                state.withLock { state in
-                    switch status {
-                    case nil: if state.halt == nil { state.halt = .leaseLost }
-                    case .cancelled?: if state.halt == nil { state.halt = .cancelled }
-                    default: break
-                    }
+        guard let checkpoint = state.withLock({ $0.progress.takeCheckpoint(force: force) }) else { return }
+        do {
+            let now = clock.now
+            let status = try await messages.checkpoint(
+                checkpoint, owner: owner, now: now, leaseUntil: now.adding(milliseconds: Int64(settings.leaseSeconds * 1000)))
+            state.withLock { state in
+                switch status {
+                case nil: if state.halt == nil { state.halt = .leaseLost }
+                case .cancelled?: if state.halt == nil { state.halt = .cancelled }
+                default: break
                 }
-            } catch {
-                state.withLock { if $0.error == nil { $0.error = error } }
             }
-            next = state.withLock { state -> FanOutCheckpoint? in
-                guard state.writeAgain, let checkpoint = state.progress.takeCheckpoint(force: true) else {
-                    state.writing = false
-                    state.writeAgain = false
-                    return nil
-                }
-                state.writeAgain = false
-                return checkpoint
-            }
+        } catch {
+            // The progress taken is lost to the database; the run stops and the lease expires, so the
+            // message resumes from the last checkpoint that was written (at least once, as after a crash).
+            state.withLock { if $0.error == nil { $0.error = error } }
         }
     }
 
-    /// Renews the lease (and publishes the pending count) a few times per lease period.
-    private func heartbeat(_ state: Shared) async {
+    /// Asks for a lease renewal (which also publishes the pending count) a few times per lease period.
+    private func heartbeat(_ request: AsyncStream<Bool>.Continuation) async {
         let interval = Duration.milliseconds(Int64(max(0.05, settings.leaseSeconds / 4) * 1000))
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
-            await checkpoint(state, force: true)
+            request.yield(true)
         }
     }
+}
+
+/// A store write failed mid-fan-out; the message resumes from its last checkpoint when the lease expires.
+struct StoreFailure: Error, CustomStringConvertible {
+    let underlying: any Error
+    var description: String { "store write failed: \(underlying)" }
 }
 
 extension FanOut {

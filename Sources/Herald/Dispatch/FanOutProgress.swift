@@ -41,6 +41,8 @@ struct FanOutProgress {
 
     var openPages: Int { pages.count }
     var isComplete: Bool { pages.isEmpty }
+    /// Whether the oldest open page has every result, so a checkpoint would move the cursor.
+    var frontPageDone: Bool { pages.first.map { $0.outstanding == 0 } ?? false }
 
     /// Opens a page of `count` sends ending at `lastKey`; returns its number for the sends' tags.
     mutating func addPage(lastKey: Int64, count: Int) -> Int {
@@ -80,8 +82,7 @@ struct FanOutProgress {
     /// written when their page closes, so after a crash a re-sent page is never counted twice; until then
     /// they are `pending`.
     mutating func takeCheckpoint(force: Bool = false) -> FanOutCheckpoint? {
-        let pageClosed = pages.first.map { $0.outstanding == 0 } ?? false
-        guard force || (dirty && pageClosed) else { return nil }
+        guard force || (dirty && frontPageDone) else { return nil }
         dirty = false
         var checkpoint = FanOutCheckpoint(messageId: messageId, cursor: nil, pending: 0)
         while let page = pages.first, page.outstanding == 0 {

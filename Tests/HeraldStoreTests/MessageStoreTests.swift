@@ -1,0 +1,170 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// Messages, leases, checkpoints and recipients, run against every backend.
+@Suite struct MessageStoreTests {
+    let t0 = Fixture.t0
+
+    func message(_ id: String = "message:1", due: Timestamp? = nil, every: Int64? = nil, singlecast: [String]? = nil) throws -> StoredMessage {
+        StoredMessage(
+            id: id, app: "shop", channel: try Fixture.channel("news"), publisherId: "svc", policy: .push,
+            broadcast: [.ios, .osx], singlecast: singlecast,
+            content: PushContent(payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10,
+                                 expiration: 42, collapseId: "c"),
+            schedule: PublishSchedule(publishAt: due, repeatEverySeconds: every), dueAt: due ?? t0, createdAt: t0)
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aMessageReadsBackAsStored(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend)
+            let stored = try message(singlecast: ["d1", "d2"])
+            try await messages.insert(stored, now: t0)
+            #expect(try await messages.message(app: "shop", id: "message:1") == stored)
+            #expect(try await messages.message(app: "other", id: "message:1") == nil, "apps are isolated")
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func onlyDueMessagesAreClaimedAndALeaseKeepsOthersOut(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend)
+            try await messages.insert(try message("message:now"), now: t0)
+            try await messages.insert(try message("message:later", due: t0.adding(milliseconds: 60_000)), now: t0)
+            #expect(try await messages.hasDue(now: t0))
+            let claimed = try await messages.claim(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10)
+            #expect(claimed.map(\.id) == ["message:now"])
+            #expect(claimed.first?.status == .running)
+            #expect(try await messages.hasDue(now: t0) == false)
+            #expect(try await messages.claim(owner: "b", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10).isEmpty)
+            // Owner a dies: after its lease, b takes the message over, and a's writes no longer land.
+            let later = t0.adding(milliseconds: 1001)
+            let takenOver = try await messages.claim(owner: "b", now: later, leaseUntil: later.adding(milliseconds: 1000), limit: 10)
+            #expect(takenOver.map(\.id) == ["message:now"])
+            let stale = FanOutCheckpoint(messageId: "message:now", cursor: 99, sent: 5, pending: 0)
+            #expect(try await messages.checkpoint(stale, owner: "a", now: later, leaseUntil: later) == nil)
+            #expect(try await messages.message(app: "shop", id: "message:now")?.deliveries.sent == 0)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func checkpointsAddUpAndFinishingSchedulesTheNextOccurrence(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend)
+            try await messages.insert(try message(every: 60), now: t0)
+            _ = try await messages.claim(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
+            let lease = t0.adding(milliseconds: 5000)
+            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", cursor: 10, sent: 4, failed: 1, pending: 7),
+                                                  owner: "a", now: t0, leaseUntil: lease) == .running)
+            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", cursor: 20, sent: 6, pending: 0),
+                                                  owner: "a", now: t0, leaseUntil: lease) == .running)
+            var stored = try #require(try await messages.message(app: "shop", id: "message:1"))
+            #expect(stored.cursor == 20)
+            #expect(stored.deliveries == DeliveryCounts(sent: 10, failed: 1, pending: 0))
+            let next = t0.adding(milliseconds: 60_000)
+            try await messages.finishOccurrence(id: "message:1", owner: "a", next: next, failure: nil, now: t0)
+            stored = try #require(try await messages.message(app: "shop", id: "message:1"))
+            #expect(stored.status == .scheduled && stored.dueAt == next && stored.cursor == 0 && stored.occurrences == 1)
+            #expect(stored.deliveries.sent == 10, "counts add up over occurrences")
+            #expect(try await messages.hasDue(now: t0) == false)
+            #expect(try await messages.hasDue(now: next))
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func finishingAsFailedOrPublishedAndCancelWinning(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend)
+            for id in ["message:f", "message:p", "message:c"] { try await messages.insert(try message(id), now: t0) }
+            _ = try await messages.claim(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10)
+            try await messages.finishOccurrence(id: "message:f", owner: "a", next: nil, failure: "credentials refused", now: t0)
+            try await messages.finishOccurrence(id: "message:p", owner: "a", next: nil, failure: nil, now: t0)
+            #expect(try await messages.cancel(app: "shop", id: "message:c", now: t0), "a running message can be cancelled")
+            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:c", cursor: nil, pending: 0),
+                                                  owner: "a", now: t0, leaseUntil: t0) == .cancelled)
+            try await messages.finishOccurrence(id: "message:c", owner: "a", next: t0.adding(milliseconds: 60_000), failure: nil, now: t0)
+            let failed = try #require(try await messages.message(app: "shop", id: "message:f"))
+            #expect(failed.status == .failed && failed.errorMessage == "credentials refused" && failed.dueAt == nil)
+            #expect(try await messages.message(app: "shop", id: "message:p")?.status == .published)
+            let cancelled = try #require(try await messages.message(app: "shop", id: "message:c"))
+            #expect(cancelled.status == .cancelled && cancelled.dueAt == nil)
+            for id in ["message:f", "message:p", "message:c", "message:unknown"] {
+                #expect(try await messages.cancel(app: "shop", id: id, now: t0) == false, "\(id) cannot be cancelled")
+            }
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func releasedLeasesAreClaimedAtOnce(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend)
+            try await messages.insert(try message(), now: t0)
+            _ = try await messages.claim(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 60_000), limit: 1)
+            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", cursor: 7, sent: 3, pending: 9),
+                                              owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 60_000))
+            try await messages.release(owner: "a", now: t0)
+            let resumed = try await messages.claim(owner: "b", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
+            #expect(resumed.first?.cursor == 7, "the fan-out resumes from its checkpoint")
+            #expect(resumed.first?.deliveries == DeliveryCounts(sent: 3, pending: 0), "the dead owner's pending count is dropped")
+            try await messages.releaseAll(now: t0)
+            #expect(try await messages.claim(owner: "c", now: t0, leaseUntil: t0, limit: 1).count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func removalHonoursAPNsTimestampAndTheCurrentToken(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend)
+            for id in ["old", "renewed", "newtoken", "bad"] {
+                _ = try await store.register(app: "shop", try Fixture.request(id, channels: ["news"]), now: t0)
+            }
+            // "renewed" registers again after APNs's timestamp; "newtoken" has a different token by now.
+            _ = try await store.register(app: "shop", try Fixture.request("renewed", channels: ["news"]), now: t0.adding(milliseconds: 10_000))
+            _ = try await store.register(app: "shop", try Fixture.request("newtoken", token: "ccdd", channels: ["news"]), now: t0)
+            let members = try await store.recipients(app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios]),
+                                                     after: 0, limit: 10, now: t0)
+            let key = Dictionary(uniqueKeysWithValues: members.map { ($0.deviceId, $0.key) })
+            try await messages.insert(try message(), now: t0)
+            _ = try await messages.claim(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
+            let since = t0.adding(milliseconds: 5_000)
+            let checkpoint = FanOutCheckpoint(
+                messageId: "message:1", cursor: nil, failed: 4, pending: 0,
+                remove: ["old", "renewed"].map { TokenRemoval(deviceKey: key[$0]!, deviceToken: "aabbccdd", invalidSince: since) }
+                    + [TokenRemoval(deviceKey: key["newtoken"]!, deviceToken: "aabbccdd", invalidSince: since)],
+                deactivate: [TokenDeactivation(deviceKey: key["bad"]!, deviceToken: "aabbccdd")])
+            _ = try await messages.checkpoint(checkpoint, owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000))
+            #expect(try await store.device(app: "shop", deviceId: "old", now: t0) == nil)
+            #expect(try await store.device(app: "shop", deviceId: "renewed", now: t0) != nil)
+            #expect(try await store.device(app: "shop", deviceId: "newtoken", now: t0) != nil)
+            #expect(try await store.device(app: "shop", deviceId: "bad", now: t0)?.isActive == false)
+            let counts = try await messages.message(app: "shop", id: "message:1")?.deliveries
+            #expect(counts?.tokensRemoved == 1 && counts?.tokensDeactivated == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func recipientsFilterBySystemExpiryActivityAndSinglecast(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            _ = try await store.register(app: "shop", try Fixture.request("ios1", channels: ["news"]), now: t0)
+            _ = try await store.register(app: "shop", try Fixture.request("mac1", os: .osx, channels: ["news"]), now: t0)
+            _ = try await store.register(app: "shop", try Fixture.request("droid", token: "x-y", os: .android, channels: ["news"]), now: t0)
+            _ = try await store.register(app: "shop", try Fixture.request("gone", channels: ["news"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(app: "shop", try Fixture.request("elsewhere", channels: ["other"]), now: t0)
+            let later = t0.adding(milliseconds: 10)
+            let news = try Fixture.channel("news")
+            func ids(_ filter: RecipientFilter, after: Int64 = 0, limit: Int = 10) async throws -> [String] {
+                try await store.recipients(app: "shop", filter: filter, after: after, limit: limit, now: later).map(\.deviceId)
+            }
+            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx])) == ["ios1", "mac1"])
+            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.osx])) == ["mac1"])
+            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [])) == [])
+            #expect(try await ids(RecipientFilter(channel: news, devices: ["elsewhere", "gone", "droid", "nobody"], systems: [.ios, .osx])) == ["elsewhere"])
+            // Paging by key: one at a time gives the same list.
+            let first = try await store.recipients(app: "shop", filter: RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]),
+                                                   after: 0, limit: 1, now: later)
+            #expect(first.map(\.deviceId) == ["ios1"])
+            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]), after: first[0].key) == ["mac1"])
+        }
+    }
+}
