@@ -63,9 +63,36 @@ public enum ConfigurationLoader {
             guard (1...100_000).contains(batch) else { throw ConfigurationError("configuration: sweeper.batchSize must be between 1 and 100000") }
             configuration.sweeper.batchSize = batch
         }
+        configuration.dispatcher = try readDispatcher(settings)
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration
+    }
+
+    /// `dispatcher.*`: how fan-outs page, checkpoint and retry.
+    static func readDispatcher(_ settings: Settings) throws(ConfigurationError) -> DispatcherSettings {
+        var dispatcher = DispatcherSettings()
+        func integer(_ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+            guard let value = try settings.integer("dispatcher.\(name)") else { return nil }
+            guard range.contains(value) else {
+                throw ConfigurationError("configuration: dispatcher.\(name) must be between \(range.lowerBound) and \(range.upperBound)")
+            }
+            return value
+        }
+        func seconds(_ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
+            guard let value = try settings.number("dispatcher.\(name)") else { return nil }
+            guard range.contains(value) else {
+                throw ConfigurationError("configuration: dispatcher.\(name) must be between \(range.lowerBound) and \(range.upperBound) seconds")
+            }
+            return value
+        }
+        if let value = try integer("pageSize", 1...10_000) { dispatcher.pageSize = value }
+        if let value = try integer("maxOpenPages", 1...1000) { dispatcher.maxOpenPages = value }
+        if let value = try integer("maxConcurrentMessages", 1...64) { dispatcher.maxConcurrentMessages = value }
+        if let value = try seconds("pollIntervalSeconds", 0.01...60) { dispatcher.pollIntervalSeconds = value }
+        if let value = try seconds("leaseSeconds", 1...3600) { dispatcher.leaseSeconds = value }
+        if let value = try integer("maxAttempts", 1...20) { dispatcher.retry.maxAttempts = value }
+        return dispatcher
     }
 
     static func readApps(_ settings: Settings) throws(ConfigurationError) -> [AppConfiguration] {
