@@ -60,7 +60,13 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
             return Array(state.queue.prefix(count))
         }
         precondition(batch.first?.promise === own.promise, "the leader's job heads its batch")
-        let results = await process(batch.map(\.input))
+        // The batch runs in a task of its own, not the leader's: a leader whose task is cancelled (a
+        // fan-out stopping, a request torn down) would otherwise throw CancellationError out of the
+        // database calls half-way, and even its ROLLBACK would be refused, leaving the one write
+        // connection inside a transaction for every later write. Other callers' writes are in it too.
+        let inputs = batch.map(\.input)
+        let process = self.process
+        let results = await Task { await process(inputs) }.value
         precondition(results.count == batch.count, "one result per input")
         for (job, result) in zip(batch, results).dropFirst() { job.promise.fulfill(.finished(result)) }
         let next: Job? = state.withLock { state in
