@@ -56,17 +56,26 @@ public final class Dispatcher: Service {
         timer.setEventHandler { signal.yield() }
         timer.resume()
         defer { timer.cancel() }
-        await withDiscardingTaskGroup { group in
-            for await _ in signals.cancelOnGracefulShutdown() {
-                for message in await claim() {
-                    group.addTask {
-                        await self.dispatch(message)
-                        self.running.withLock { _ = $0.remove(message.id) }
-                        self.wake()
+        // Graceful shutdown must not cancel the fan-outs' tasks: a cancelled task stops reading APNs's
+        // answers, and pages whose answers were not read are sent again after the restart. It sets the
+        // stop flag instead; the fan-outs stop submitting, read what is in flight, and checkpoint.
+        let stop = self.stop
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await _ in signals {
+                    for message in await claim() {
+                        group.addTask {
+                            await self.dispatch(message)
+                            self.running.withLock { _ = $0.remove(message.id) }
+                            self.wake()
+                        }
                     }
                 }
+                stop.set()
             }
+        } onGracefulShutdown: {
             stop.set()
+            signal.finish()
         }
         do {
             try await messages.release(owner: owner, now: clock.now)

@@ -66,22 +66,25 @@ struct FanOut: Sendable {
             outer.addTask {
                 for await force in requests { await checkpoint(state, force: force) }
             }
-            outer.addTask { await heartbeat(request) }
-            await withTaskGroup(of: Void.self) { inner in
-                inner.addTask {
-                    for await delivery in stream.results {
-                        let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
-                        let pageClosed = state.withLock { state in
-                            apply(decision, to: delivery.tag, &state)
-                            return state.progress.frontPageDone
+            await withTaskGroup(of: Void.self) { beat in
+                beat.addTask { await heartbeat(request) }
+                await withTaskGroup(of: Void.self) { inner in
+                    inner.addTask {
+                        for await delivery in stream.results {
+                            let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
+                            let pageClosed = state.withLock { state in
+                                apply(decision, to: delivery.tag, &state)
+                                return state.progress.frontPageDone
+                            }
+                            if pageClosed { request.yield(false) }
                         }
-                        if pageClosed { request.yield(false) }
                     }
+                    inner.addTask { await produce(state, stream, build) }
                 }
-                inner.addTask { await produce(state, stream, build) }
+                // Only the heartbeat is cancelled; the writer finishes the requests it has.
+                beat.cancelAll()
             }
             request.finish()
-            outer.cancelAll()
         }
         // Sends still waiting to retry end as failed, unless Herald is only stopping: then their pages stay
         // open and are sent again after the restart.
