@@ -105,6 +105,7 @@ let package = Package(
             name: "herald-bench",
             dependencies: [
                 "Herald",
+                "APNsMock",
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",

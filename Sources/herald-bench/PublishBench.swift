@@ -1,0 +1,214 @@
+import APNsMock
+import ArgumentParser
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HeraldCore
+
+/// `herald-bench publish`: the whole broker, measured from outside. Starts the mock APNs in this process
+/// (TLS, token auth, nothing recorded), runs the `herald` binary as a separate process on a populated
+/// database, and times (1) publish → the first APNs request for a one-device channel, and (2) publish →
+/// the mock accepting every notification of a large channel, sampling the server's resident memory.
+struct PublishBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Time publish-to-APNs latency and channel fan-out of a running herald against the mock.")
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(help: "The herald binary to run (a release build).")
+    var herald = ".build-release/release/herald"
+
+    @Option(help: "The repository's fixtures directory (TLS certificates and the test key).")
+    var fixtures = "fixtures"
+
+    @Option(help: "App id the populated rows belong to (herald-bench populate --app).")
+    var app = "bench"
+
+    @Option(help: "The populated channel to fan out to.")
+    var channel = "channel-1"
+
+    @Option(help: "Fan-outs of the whole channel.")
+    var rounds = 3
+
+    @Option(help: "Publishes to a one-device channel, for the latency to the first APNs request.")
+    var latencySamples = 200
+
+    @Option(help: "HTTP/2 connections to the mock, and streams per connection (the app's apns settings).")
+    var connections = 2
+    @Option var streams = 500
+
+    func run() async throws {
+        let mock = try await startMock()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let config = scratch.appendingPathComponent("herald.json")
+        try configuration(mock: mock).write(to: config, atomically: true, encoding: .utf8)
+        let server = try BenchServer(binary: herald, arguments: ["serve", "--config", config.path, "--port", "0",
+                                                                 "--database", database.database])
+        defer { server.stop() }
+        let base = try await server.waitUntilListening()
+        let idle = server.residentKiB()
+        print("herald pid \(server.pid) listening on \(base.absoluteString), RSS at rest \(idle / 1024) MiB")
+
+        try await latency(base: base, mock: mock)
+        let devices = try await fanOut(base: base, mock: mock, server: server)
+        print("peak RSS over the run (VmHWM): \(server.peakKiB() / 1024) MiB; at rest before: \(idle / 1024) MiB; channel \(devices) devices")
+        try await mock.shutdown()
+    }
+
+    func startMock() async throws -> APNsMock {
+        var configuration = APNsMockConfiguration(
+            transport: .tls(certificateChainFile: fixtures + "/tls/server.crt", privateKeyFile: fixtures + "/tls/server.key"),
+            authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01",
+                                                           p8File: fixtures + "/keys/AuthKey_TESTKEY001.p8")]))
+        configuration.topics = ["com.example.herald"]
+        configuration.recordNotifications = false
+        return try await APNsMock.start(configuration)
+    }
+
+    func configuration(mock: APNsMock) -> String {
+        let root = FileManager.default.currentDirectoryPath + "/" + fixtures
+        return """
+            {"sweeper": {"intervalSeconds": 0},
+             "apps": [{"id": "\(app)", "keys": [{"key": "k-client", "role": "client"}, {"key": "k-server", "role": "server"}],
+                       "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(root)/tls/ca.crt",
+                                "topic": "com.example.herald", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
+                                "privateKeyFile": "\(root)/keys/AuthKey_TESTKEY001.p8",
+                                "connections": \(connections), "streamsPerConnection": \(streams)}}]}
+            """
+    }
+
+    /// Publish to a channel of one device, and time until the mock sees the request.
+    func latency(base: URL, mock: APNsMock) async throws {
+        _ = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-client/messaging/registrations"),
+                                     json: #"{"deviceToken": "ab\#(String(repeating: "0", count: 62))", "deviceId": "latency-probe", "channels": ["one"]}"#)
+        var samples: [Double] = []
+        for _ in 0..<latencySamples {
+            let before = mock.stats().requests
+            let start = ContinuousClock.now
+            let answer = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-server/messaging/one"), json: #"{"message": "ping"}"#)
+            guard answer.status == 200 else { throw ValidationError("publish answered \(answer.status): \(answer.body)") }
+            while mock.stats().requests == before {
+                if ContinuousClock.now - start > .seconds(10) { throw ValidationError("no APNs request 10 s after a publish") }
+                try await Task.sleep(for: .microseconds(200))
+            }
+            samples.append((ContinuousClock.now - start).seconds * 1000)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        samples.sort()
+        func at(_ q: Double) -> String { format(samples[min(samples.count - 1, Int(Double(samples.count) * q))], 1) }
+        print("publish → first APNs request, \(samples.count) publishes: p50 \(at(0.5)) ms, p90 \(at(0.9)) ms, p99 \(at(0.99)) ms, max \(format(samples.last ?? 0, 1)) ms")
+    }
+
+    /// Publish to the big channel `rounds` times; each round ends when the mock has accepted every device.
+    func fanOut(base: URL, mock: APNsMock, server: BenchServer) async throws -> Int {
+        var devices = 0
+        for round in 1...rounds {
+            let accepted = mock.stats().accepted
+            let start = ContinuousClock.now
+            let answer = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
+                                                  json: #"{"message": "bench", "headers": {"ios-alert-title": "Herald"}}"#)
+            guard answer.status == 200, case .string(let id)? = try JSONValue.parse(Array(answer.body.utf8)).field("messageId") else {
+                throw ValidationError("publish answered \(answer.status): \(answer.body)")
+            }
+            var peak = 0
+            var status = JSONValue.null
+            while true {
+                peak = max(peak, server.residentKiB())
+                let reply = try await BenchHTTP.send("GET", base.appendingPathComponent("\(app)/k-server/messaging/\(id)"))
+                status = try JSONValue.parse(Array(reply.body.utf8))
+                if status.field("status") != .string("scheduled") { break }
+                if ContinuousClock.now - start > .seconds(600) { throw ValidationError("fan-out still running after 10 minutes") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let seconds = (ContinuousClock.now - start).seconds
+            let delivered = mock.stats().accepted - accepted
+            devices = delivered
+            print("round \(round): \(delivered) notifications accepted in \(format(seconds, 2)) s = \(Int(Double(delivered) / seconds))/s; "
+                  + "status \(status.field("status") ?? .null), deliveries \(status.field("deliveries") ?? .null); peak RSS \(peak / 1024) MiB")
+        }
+        return devices
+    }
+}
+
+extension JSONValue {
+    func field(_ key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+}
+
+/// The herald binary as a child process.
+final class BenchServer: @unchecked Sendable {
+    // @unchecked: `output` is only touched under `lock`; `process` is set once in init.
+    let process = Process()
+    private let lock = NSLock()
+    private var output = ""
+
+    init(binary: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            self?.lock.withLock { self?.output += text }
+        }
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func waitUntilListening() async throws -> URL {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let text = lock.withLock { output }
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Herald listening on ") }),
+               let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
+               let url = URL(string: String(address)) {
+                return url
+            }
+            guard process.isRunning else { throw ValidationError("herald exited with \(process.terminationStatus)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ValidationError("herald did not start listening")
+    }
+
+    private func status(_ field: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+    }
+
+    func residentKiB() -> Int { status("VmRSS") }
+    func peakKiB() -> Int { status("VmHWM") }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+enum BenchHTTP {
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 30
+        return URLSession(configuration: configuration)
+    }()
+
+    static func send(_ method: String, _ url: URL, json: String? = nil) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let json {
+            request.httpBody = Data(json.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+}
