@@ -27,7 +27,7 @@ struct PublishBench: AsyncParsableCommand {
     var app = "bench"
 
     @Option(help: "The populated channel to fan out to.")
-    var channel = "channel-1"
+    var channel = "channel-0"
 
     @Option(help: "Fan-outs of the whole channel.")
     var rounds = 3
@@ -127,8 +127,13 @@ struct PublishBench: AsyncParsableCommand {
             let seconds = (ContinuousClock.now - start).seconds
             let delivered = mock.stats().accepted - accepted
             devices = delivered
+            guard delivered > 0 else { throw ValidationError("the mock accepted nothing: is '\(channel)' the populated channel?") }
+            func count(_ name: String) -> String {
+                if case .integer(let value)? = status.field("deliveries")?.field(name) { return String(value) }
+                return "?"
+            }
             print("round \(round): \(delivered) notifications accepted in \(format(seconds, 2)) s = \(Int(Double(delivered) / seconds))/s; "
-                  + "status \(status.field("status") ?? .null), deliveries \(status.field("deliveries") ?? .null); peak RSS \(peak / 1024) MiB")
+                  + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB")
         }
         return devices
     }
