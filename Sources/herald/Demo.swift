@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `herald demo`: publishing end to end on one machine, with nothing to set up. A real Herald and the
+/// mock APNs run in this process, so anyone can watch a fan-out, the 410 clean-up and the status
+/// counts without an Apple account, and the numbers printed are the server's own answers.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Publish to 10,000 fake devices through a real Herald and the in-process mock APNs, then report.")
+
+    @Option(name: .long, help: "The repository's fixtures directory (mock TLS certificate, test .p8 key). Default: ./fixtures, else the one beside these sources.")
+    var fixtures: String?
+
+    @Option(name: .long, help: "Fake devices to register (100-100000).")
+    var devices: Int = 10_000
+
+    func run() async throws {
+        guard (100...100_000).contains(devices) else { fail("demo: --devices must be between 100 and 100000") }
+        let location: DemoFixtures
+        do {
+            location = try DemoFixtures.locate(explicit: fixtures)
+        } catch {
+            fail("demo: \(error)")
+        }
+        do {
+            try await DemoTour(fixtures: location, deviceCount: devices, logger: Self.logger()).run()
+        } catch {
+            fail("demo: \(Self.describe(error))")
+        }
+    }
+
+    /// Warnings and errors only, unless HERALD_LOG_LEVEL asks for more: the tour's own lines are the output.
+    static func logger() -> Logger {
+        var logger = makeLogger()
+        if ProcessInfo.processInfo.environment["HERALD_LOG_LEVEL"] == nil { logger.logLevel = .warning }
+        return logger
+    }
+
+    /// One line for any error: Herald's and the demo's own have a description made for operators.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as CustomStringConvertible: error.description.replacingOccurrences(of: "\n", with: " ")
+        default: "\(error)"
+        }
+    }
+}
