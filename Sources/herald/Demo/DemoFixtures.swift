@@ -16,14 +16,15 @@ struct DemoFixtures: Sendable {
 
     /// `--fixtures` if given; else `./fixtures`; else the checkout these sources were built from
     /// (`swift run` from another directory still finds it).
-    static func locate(explicit: String?, sourceFile: String = #filePath) throws -> DemoFixtures {
+    static func locate(explicit: String?) throws -> DemoFixtures {
         if let explicit {
             let fixtures = DemoFixtures(directory: URL(fileURLWithPath: explicit).standardizedFileURL)
             if let missing = fixtures.missing { throw DemoError("--fixtures \(explicit): \(missing) not found in it") }
             return fixtures
         }
-        // Sources/herald/Demo/DemoFixtures.swift → the repository root, four levels up.
-        var root = URL(fileURLWithPath: sourceFile)
+        // This file, Sources/herald/Demo/DemoFixtures.swift → the repository root, four levels up. (Not a
+        // default argument: there #filePath would name the caller's file.)
+        var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { root.deleteLastPathComponent() }
         let candidates = [URL(fileURLWithPath: "fixtures").standardizedFileURL, root.appendingPathComponent("fixtures")]
         if let found = candidates.map(DemoFixtures.init).first(where: { $0.missing == nil }) { return found }
