@@ -23,17 +23,19 @@ struct Demo: AsyncParsableCommand {
         } catch {
             fail("demo: \(error)")
         }
+        let quiet = ProcessInfo.processInfo.environment["HERALD_LOG_LEVEL"] == nil
         do {
-            try await DemoTour(fixtures: location, deviceCount: devices, logger: Self.logger()).run()
+            try await DemoTour(fixtures: location, deviceCount: devices, logger: Self.logger(quiet: quiet)).run()
         } catch {
-            fail("demo: \(Self.describe(error))")
+            fail("demo: \(Self.describe(error))" + (quiet ? " (HERALD_LOG_LEVEL=info shows Herald's log)" : ""))
         }
     }
 
-    /// Warnings and errors only, unless HERALD_LOG_LEVEL asks for more: the tour's own lines are the output.
-    static func logger() -> Logger {
+    /// Herald's log is off unless HERALD_LOG_LEVEL asks for it: the tour's lines are the output, and a
+    /// failure is its one line on stderr.
+    static func logger(quiet: Bool) -> Logger {
         var logger = makeLogger()
-        if ProcessInfo.processInfo.environment["HERALD_LOG_LEVEL"] == nil { logger.logLevel = .warning }
+        if quiet { logger.logLevel = .critical }
         return logger
     }
 
