@@ -28,7 +28,8 @@ struct DemoTour {
     private func tour(_ stack: DemoStack) async throws {
         DemoFormat.say("  mock APNs  \(stack.mock.baseURL) (TLS; token auth TESTKEY001/TESTTEAM01; topic \(DemoStack.topic))")
         DemoFormat.say("  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to the mock")
-        let http = DemoHTTP(base: stack.herald, connections: Self.inFlight)
+        let http = DemoHTTP(base: stack.herald, connections: Self.inFlight,
+                            placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY"])
         defer { http.close() }
         let fleet = try await register(stack, http)
         let invalidSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
