@@ -86,16 +86,3 @@ struct DemoStack: Sendable {
         }
     }
 }
-
-/// `HeraldRuntime.serve` as a service, announcing the port it listens on.
-struct HeraldService: Service {
-    let configuration: HeraldConfiguration
-    let logger: Logger
-    let announce: AsyncStream<Int>.Continuation
-
-    func run() async throws {
-        try await HeraldRuntime.serve(configuration: configuration, logger: logger) { [announce] started in
-            announce.yield(started.port)
-        }
-    }
-}
