@@ -98,7 +98,9 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "Herald",
+                "APNsMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

@@ -1,0 +1,88 @@
+import APNsMock
+import Foundation
+import Herald
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// What the demo runs against: the mock APNs over TLS, and a real Herald (the same `HeraldRuntime.serve`
+/// as `herald serve`) on a SQLite file in a temporary directory, with one app that sends to the mock.
+struct DemoStack: Sendable {
+    static let appId = "demo"
+    static let topic = "com.example.herald"
+
+    let mock: APNsMock
+    let herald: URL
+    let clientKey: String
+    let serverKey: String
+    let database: DatabaseURL
+
+    /// Starts everything with Herald's database in `directory` (created here), runs `body`, then stops
+    /// Herald gracefully (as SIGTERM would) and the mock, and removes the directory, whether `body`
+    /// succeeded or not.
+    static func with(directory: URL, fixtures: DemoFixtures, logger: Logger,
+                     _ body: @Sendable (DemoStack) async throws -> Void) async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = try await startMock(fixtures)
+        do {
+            let clientKey = "client-\(RandomHex.make(bytes: 16))"
+            let serverKey = "server-\(RandomHex.make(bytes: 16))"
+            let database = DatabaseURL.sqliteFile(path: directory.appendingPathComponent("herald.sqlite").path)
+            var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: database, apps: [
+                AppConfiguration(id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
+                                 apns: APNsAppConfiguration(
+                                     environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
+                                     authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey))),
+            ])
+            configuration.sweeper.intervalSeconds = 0
+            try await runHerald(configuration, logger: logger) { port in
+                try await body(DemoStack(mock: mock, herald: URL(string: "http://127.0.0.1:\(port)")!, clientKey: clientKey,
+                                         serverKey: serverKey, database: database))
+            }
+        } catch {
+            try? await mock.shutdown()
+            throw error
+        }
+        try await mock.shutdown()
+    }
+
+    /// The mock as the tests run it, minus the records: counts are enough and memory stays flat.
+    static func startMock(_ fixtures: DemoFixtures) async throws -> APNsMock {
+        var configuration = APNsMockConfiguration(
+            transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey),
+            authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01", p8File: fixtures.signingKey)]))
+        configuration.topics = [topic]
+        configuration.recordNotifications = false
+        return try await APNsMock.start(configuration)
+    }
+
+    /// Runs Herald as a service of a group of our own, so that shutting that group down gracefully reaches
+    /// Herald's services the way SIGTERM does: the dispatcher checkpoints and gives its leases back.
+    static func runHerald(_ configuration: HeraldConfiguration, logger: Logger,
+                          _ body: @Sendable (Int) async throws -> Void) async throws {
+        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+        let group = ServiceGroup(configuration: .init(services: [HeraldService(configuration: configuration, logger: logger,
+                                                                               announce: announce)], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { announce.finish() }
+                try await group.run()
+            }
+            guard let port = await ports.first(where: { _ in true }) else {
+                try await tasks.waitForAll()
+                throw DemoError("Herald stopped before it listened")
+            }
+            do {
+                try await body(port)
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+}
