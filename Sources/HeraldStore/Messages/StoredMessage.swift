@@ -63,7 +63,7 @@ public struct DeliveryCounts: Sendable, Equatable {
     public var failed: Int64
     /// Handed to the fan-out and not finished yet (0 unless a dispatcher is running the message).
     public var pending: Int64
-    /// Registrations removed because APNs said the token is no longer valid (410).
+    /// Devices deleted (with their registrations) because APNs said the token is no longer valid (410).
     public var tokensRemoved: Int64
     /// Devices deactivated because APNs refused their token (BadDeviceToken, DeviceTokenNotForTopic).
     public var tokensDeactivated: Int64
