@@ -1,12 +1,22 @@
-/// Registering the fleet through Herald's public API, as apps would: one POST per device.
+import HeraldCore
+import HeraldStore
+
+/// Registering the fleet: a sample through Herald's public API, as apps would (one POST per device), and
+/// the rest straight through Herald's store, the call the route makes once a body is validated.
 extension DemoFleet {
     /// The part of a registration answer the demo reads.
     struct Registered: Decodable {
         let registrationId: String
     }
 
-    /// Registers every device with `inFlight` requests at a time; the first failure stops it.
-    func register(through http: DemoHTTP, app: String, clientKey: String, inFlight: Int) async throws {
+    /// Every `sampleEvery`th device goes through HTTP; the others through the store.
+    static let sampleEvery = 100
+
+    var overHTTP: [Device] { devices.enumerated().filter { $0.offset % Self.sampleEvery == 0 }.map(\.element) }
+    var throughStore: [Device] { devices.enumerated().filter { $0.offset % Self.sampleEvery != 0 }.map(\.element) }
+
+    /// Registers `devices` with `inFlight` requests at a time; the first failure stops it.
+    func register(_ devices: [Device], through http: DemoHTTP, app: String, clientKey: String, inFlight: Int) async throws {
         let path = "\(app)/\(clientKey)/messaging/registrations"
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
@@ -17,6 +27,29 @@ extension DemoFleet {
                     _ = try await http.call("POST", path, json: [
                         "deviceId": device.id, "deviceToken": device.token, "os": "IOS", "channels": [device.channel],
                     ], as: Registered.self)
+                }
+            }
+            while next < min(inFlight, devices.count) { add() }
+            while try await group.next() != nil {
+                if next < devices.count { add() }
+            }
+        }
+    }
+
+    /// Registers `devices` with `SQLRegistrationStore.register` on Herald's own database file (a second
+    /// connection beside the running server's; SQLite serialises the writers), `inFlight` at a time.
+    func register(_ devices: [Device], into store: SQLRegistrationStore, app: String, inFlight: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func add() {
+                let device = devices[next]
+                next += 1
+                group.addTask {
+                    let request = RegistrationRequest(
+                        deviceId: try DeviceID(validating: device.id), deviceToken: try DeviceToken(validating: device.token, os: .ios),
+                        os: .ios, osVersion: nil, channels: [try ChannelName(validating: device.channel)], expiration: nil)
+                    let now = SystemClock().now
+                    _ = try await store.register(app: app, request, now: now)
                 }
             }
             while next < min(inFlight, devices.count) { add() }
