@@ -120,4 +120,28 @@ import Testing
             try await h.expectNoMoreRequests(than: Self.devices, for: .milliseconds(300))
         }
     }
+
+    @Test func cancellingWhileAnOccurrenceIsSendingStopsIt() async throws {
+        try await PublishHarness.with { h in
+            let count = 1_000
+            try await h.registerDevices(0..<count)
+            // Slow answers keep the fan-out busy for a few rounds of the in-flight window.
+            h.mock.setFaults(APNsMockFaults(latencyMilliseconds: 300))
+            let id = try await h.publish("news", #"{"message": "Hi"}"#)
+            try await h.waitFor(id, "sending") { ($0.delivery("pending") ?? 0) > 0 }
+            let cancel = try await h.client.call(.delete, PublishHarness.publish + "/" + id)
+            #expect(cancel.status == .ok)
+            #expect(cancel.body["status"] == .string("cancelled"))
+            // The answers in flight are counted, then nothing is left pending.
+            let status = try await h.waitFor(id, "drained") { $0.delivery("pending") == 0 && $0.occurrences == 1 }
+            #expect(status.messageStatus == "cancelled")
+            let seen = h.mock.stats().requests
+            try await h.expectNoMoreRequests(than: seen, for: .milliseconds(400))
+            #expect(seen < count, "the cancel stopped the fan-out")
+            let sent = try #require(status.delivery("sent")), failed = try #require(status.delivery("failed"))
+            #expect(sent == Int64(h.mock.notifications().count))
+            #expect(status.delivery("targeted") == sent + failed)
+            #expect(try await h.client.call(.delete, PublishHarness.publish + "/" + id).body.code == 5040)
+        }
+    }
 }
