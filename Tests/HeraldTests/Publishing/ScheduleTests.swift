@@ -144,4 +144,24 @@ import Testing
             #expect(try await h.client.call(.delete, PublishHarness.publish + "/" + id).body.code == 5040)
         }
     }
+
+    @Test func anHourlyMessageKeepsGettingThroughAsItsProviderTokenAges() async throws {
+        // Herald, its provider tokens and the mock share the clock: an hour later the first token is
+        // past APNs's 60 minutes, and a new one must be signed (not more often than every 20 minutes).
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<Self.devices)
+            let start = h.clock.now.milliseconds
+            let id = try await h.publish("news", """
+                {"message": "Hourly", "publishAt": \(start + 3_600_000), "repeatEvery": 3600, "repeatExpiresAt": \(start + 4 * 3_600_000)}
+                """)
+            for occurrence in 1...4 {
+                h.clock.advance(milliseconds: 3_600_000)
+                try await h.waitFor(id, "occurrence \(occurrence)") { $0.occurrences == Int64(occurrence) }
+            }
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == Int64(4 * Self.devices))
+            #expect(status.delivery("failed") == 0)
+            #expect(h.mock.stats().requests == 4 * Self.devices, "no token was refused: \(h.mock.stats().byReason)")
+        }
+    }
 }
