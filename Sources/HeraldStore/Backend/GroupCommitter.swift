@@ -14,7 +14,11 @@ final class GroupCommitter: Sendable {
 
     init(database: any SQLDatabase, beginStatement: String = "BEGIN", maxBatch: Int = 512) {
         batcher = Batcher(maxBatch: maxBatch) { bodies in
-            await Self.commit(bodies, database: database, beginStatement: beginStatement)
+            // The leader's task runs everyone's writes, and SQLiteNIO throws CancellationError in a cancelled
+            // task, ROLLBACK included: the leader's cancellation would fail the others' writes and leave the
+            // transaction open, so every later BEGIN fails. A task of its own does not inherit cancellation;
+            // the batch always runs to COMMIT or ROLLBACK.
+            await Task { await Self.commit(bodies, database: database, beginStatement: beginStatement) }.value
         }
     }
 
