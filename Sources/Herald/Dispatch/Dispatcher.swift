@@ -93,8 +93,10 @@ public final class Dispatcher: Service {
             let now = clock.now
             guard try await messages.hasDue(now: now) else { return [] }
             let claimed = try await messages.claim(owner: owner, now: now, leaseUntil: leaseEnd(now), limit: room)
-            running.withLock { for message in claimed { $0.insert(message.id) } }
-            return claimed
+            // A message this instance is still running comes back when the clock passed its lease between
+            // two checkpoints (a wall-clock jump, a stalled write): the claim only renewed our own lease,
+            // and a second fan-out under the same owner would send everything again.
+            return running.withLock { running in claimed.filter { running.insert($0.id).inserted } }
         } catch {
             logger.error("could not claim due messages", metadata: ["herald.error": "\(error)"])
             return []

@@ -1,0 +1,128 @@
+import APNsMock
+import Foundation
+import HeraldCore
+import Testing
+
+/// Who a message reaches: platform filters, singlecast, expired registrations, deactivated devices,
+/// and the PUBSUB policy that pushes nothing.
+@Suite struct BroadcastFilterTests {
+    static func tokens(_ range: Range<Int>) -> Set<String> { Set(range.map(PublishHarness.token)) }
+
+    @Test func forOSXReachesOnlyOSXDevices() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<10, os: "IOS")
+            try await h.registerDevices(10..<16, os: "OSX")
+            try await h.registerDevices(20..<24, os: "ANDROID")
+            let id = try await h.publish("news", #"{"message": "Hi", "pushBroadcast": "FOR_OSX"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("targeted") == 6)
+            #expect(status.delivery("sent") == 6)
+            #expect(Set(h.mock.notifications().map(\.token)) == Self.tokens(10..<16))
+            #expect(h.mock.notifications().count == 6)
+        }
+    }
+
+    @Test func forIOSAndOSXTogetherReachBoth() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<5, os: "IOS")
+            try await h.registerDevices(10..<13, os: "OSX")
+            try await h.registerDevices(20..<24, os: "ANDROID")
+            let id = try await h.publish("news", #"{"message": "Hi", "pushBroadcast": "FOR_IOS|FOR_OSX"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 8)
+            #expect(Set(h.mock.notifications().map(\.token)) == Self.tokens(0..<5).union(Self.tokens(10..<13)))
+        }
+    }
+
+    @Test(arguments: [#""FOR_ANDROID""#, "2", #""FOR_WP""#, #""FOR_ANDROID|FOR_WP""#])
+    func androidOrWindowsOnlyIsPublishedWithNobodyTargeted(_ broadcast: String) async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<5, os: "IOS")
+            try await h.registerDevices(10..<12, os: "OSX")
+            try await h.registerDevices(20..<24, os: "ANDROID")
+            let id = try await h.publish("news", #"{"message": "Hi", "pushBroadcast": \#(broadcast)}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("targeted") == 0)
+            #expect(status["errorMessage"] == .null)
+            try await h.expectNoMoreRequests(than: 0, for: .milliseconds(200))
+        }
+    }
+
+    @Test func singlecastReachesExactlyTheNamedDevicesWhateverTheirChannel() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<4, channels: ["news"])
+            try await h.registerDevices(4..<8, channels: ["other"])
+            let id = try await h.publish("news", #"{"message": "Hi", "pushSinglecast": ["dev-1", "dev-5", "unknown"]}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("targeted") == 2)
+            #expect(status.delivery("sent") == 2)
+            let received = h.mock.notifications()
+            #expect(received.count == 2)
+            #expect(Set(received.map(\.token)) == [PublishHarness.token(1), PublishHarness.token(5)])
+        }
+    }
+
+    @Test func singlecastToADeviceInSeveralChannelsSendsOnce() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<3, channels: ["news", "other", "sports"])
+            let id = try await h.publish("news", #"{"message": "Hi", "pushSinglecast": ["dev-2", "dev-2"]}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 1)
+            #expect(h.mock.notifications().map(\.token) == [PublishHarness.token(2)])
+        }
+    }
+
+    @Test func expiredRegistrationsGetNothing() async throws {
+        try await PublishHarness.with { h in
+            let start = h.clock.now.milliseconds
+            try await h.registerDevices(0..<5, expiration: start + 10_000)
+            try await h.registerDevices(5..<10)
+            try await h.registerDevices(10..<13, expiration: start + 3_600_000)
+            h.clock.advance(milliseconds: 20_000)
+            #expect(try await h.registration("dev-0").status == .notFound, "the registration has expired")
+            let broadcast = try await h.publish("news", #"{"message": "All"}"#)
+            let status = try await h.waitFor(broadcast, status: "published")
+            #expect(status.delivery("targeted") == 8)
+            #expect(Set(h.mock.notifications().map(\.token)) == Self.tokens(5..<13))
+            h.mock.reset()
+            let single = try await h.publish("news", #"{"message": "One", "pushSinglecast": ["dev-1", "dev-6"]}"#)
+            let singleStatus = try await h.waitFor(single, status: "published")
+            #expect(singleStatus.delivery("targeted") == 1)
+            #expect(h.mock.notifications().map(\.token) == [PublishHarness.token(6)])
+        }
+    }
+
+    @Test func aDeactivatedDeviceGetsNothingMore() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<6)
+            h.mock.script(token: PublishHarness.token(3), .badDeviceToken, times: 1)
+            let first = try await h.publish("news", #"{"message": "First"}"#)
+            let firstStatus = try await h.waitFor(first, status: "published")
+            #expect(firstStatus.delivery("tokensDeactivated") == 1)
+            #expect(try await h.device("dev-3")["isActive"] == .bool(false))
+            h.mock.reset()
+            // The script is used up: had Herald sent to dev-3 again, the mock would accept it.
+            let broadcast = try await h.publish("news", #"{"message": "Second"}"#)
+            let status = try await h.waitFor(broadcast, status: "published")
+            #expect(status.delivery("targeted") == 5)
+            let single = try await h.publish("news", #"{"message": "Third", "pushSinglecast": ["dev-3", "dev-4"]}"#)
+            let singleStatus = try await h.waitFor(single, status: "published")
+            #expect(singleStatus.delivery("targeted") == 1)
+            let received = h.mock.notifications().map(\.token)
+            #expect(!received.contains(PublishHarness.token(3)))
+            #expect(received.count == 6)
+        }
+    }
+
+    @Test func aPubSubOnlyMessageIsPublishedWithoutAPush() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<5)
+            for policy in [#""publishPolicy": "PUBSUB""#, #""pushPolicy": "PUBSUB""#] {
+                let id = try await h.publish("news", #"{"message": "Hi", \#(policy)}"#)
+                let status = try await h.waitFor(id, status: "published")
+                #expect(status.delivery("targeted") == 0, "\(policy)")
+            }
+            try await h.expectNoMoreRequests(than: 0, for: .milliseconds(200))
+        }
+    }
+}
