@@ -15,12 +15,5 @@ public enum DemoApp {
     }
 
     /// 128 random bits as hex.
-    static func randomSecret() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let value = generator.next() as UInt64
-            let hex = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
-    }
+    static func randomSecret() -> String { RandomHex.make(bytes: 16) }
 }

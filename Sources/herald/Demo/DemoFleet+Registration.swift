@@ -18,39 +18,34 @@ extension DemoFleet {
     /// Registers `devices` with `inFlight` requests at a time; the first failure stops it.
     func register(_ devices: [Device], through http: DemoHTTP, app: String, clientKey: String, inFlight: Int) async throws {
         let path = "\(app)/\(clientKey)/messaging/registrations"
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func add() {
-                let device = devices[next]
-                next += 1
-                group.addTask {
-                    _ = try await http.call("POST", path, json: [
-                        "deviceId": device.id, "deviceToken": device.token, "os": "IOS", "channels": [device.channel],
-                    ], as: Registered.self)
-                }
-            }
-            while next < min(inFlight, devices.count) { add() }
-            while try await group.next() != nil {
-                if next < devices.count { add() }
-            }
+        try await Self.forEach(devices, inFlight: inFlight) { device in
+            _ = try await http.call("POST", path, json: [
+                "deviceId": device.id, "deviceToken": device.token, "os": "IOS", "channels": [device.channel],
+            ], as: Registered.self)
         }
     }
 
     /// Registers `devices` with `SQLRegistrationStore.register` on Herald's own database file (a second
     /// connection beside the running server's; SQLite serialises the writers), `inFlight` at a time.
     func register(_ devices: [Device], into store: SQLRegistrationStore, app: String, inFlight: Int) async throws {
+        try await Self.forEach(devices, inFlight: inFlight) { device in
+            let request = RegistrationRequest(
+                deviceId: try DeviceID(validating: device.id), deviceToken: try DeviceToken(validating: device.token, os: .ios),
+                os: .ios, osVersion: nil, channels: [try ChannelName(validating: device.channel)], expiration: nil)
+            let now = SystemClock().now
+            _ = try await store.register(app: app, request, now: now)
+        }
+    }
+
+    /// Runs `body` for every device with at most `inFlight` running at once; the first failure stops it.
+    private static func forEach(_ devices: [Device], inFlight: Int,
+                                _ body: @escaping @Sendable (Device) async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
             func add() {
                 let device = devices[next]
                 next += 1
-                group.addTask {
-                    let request = RegistrationRequest(
-                        deviceId: try DeviceID(validating: device.id), deviceToken: try DeviceToken(validating: device.token, os: .ios),
-                        os: .ios, osVersion: nil, channels: [try ChannelName(validating: device.channel)], expiration: nil)
-                    let now = SystemClock().now
-                    _ = try await store.register(app: app, request, now: now)
-                }
+                group.addTask { try await body(device) }
             }
             while next < min(inFlight, devices.count) { add() }
             while try await group.next() != nil {

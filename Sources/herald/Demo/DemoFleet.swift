@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// The fake devices: an id, a random 64-hex-character token and one channel each, channels of uneven
 /// sizes, and about 1% of them picked at random for the mock to call unregistered (410).
 struct DemoFleet: Sendable {

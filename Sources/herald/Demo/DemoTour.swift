@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldCore
 import HeraldStore
 import Logging
 

@@ -122,13 +122,7 @@ extension PublishHarness.Harness {
     /// Polls the message until its status is `expected` (20 s at most) and returns the last answer.
     @discardableResult
     func waitFor(_ id: String, status expected: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let answer = try await status(id)
-            if answer["status"] == .string(expected) { return answer }
-            if ContinuousClock.now > deadline { throw HarnessError("message \(id) is \(answer), not \(expected)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitFor(id, timeout: timeout, "status \(expected)") { $0["status"] == .string(expected) }
     }
 
     /// Waits until the mock has recorded `count` accepted notifications.

@@ -1,7 +1,7 @@
-/// Random bytes as lowercase hex, from the system's secure generator: device tokens and API keys
-/// that no other run or person has.
-enum RandomHex {
-    static func make(bytes: Int) -> String {
+/// Random bytes as lowercase hex, from the system's secure generator: API keys (the demo app's, the
+/// tour's) and fake device tokens that no other run or person has.
+public enum RandomHex {
+    public static func make(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
