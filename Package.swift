@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -36,9 +38,13 @@ let package = Package(
                 "HeraldCore",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // libcurl with typed C shims for its variadic calls; nothing but HeraldAPNs imports it.
@@ -115,13 +121,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Helpers that several test targets share (a throwaway PostgreSQL database per test).
+        .target(
+            name: "HeraldTestSupport",
+            dependencies: [
+                "HeraldStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HeraldTestSupport"
+        ),
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore"]
         ),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldCore"]
+            dependencies: ["HeraldStore", "HeraldCore", "HeraldTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "HeraldAPNsTests",
@@ -138,6 +155,7 @@ let package = Package(
                 "Herald",
                 "HeraldAPNs",
                 "APNsMock",
+                "HeraldTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

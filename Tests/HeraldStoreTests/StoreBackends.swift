@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import Logging
 
 /// Every backend the store suite runs against. A new backend (PostgreSQL) is one more case here;
@@ -8,8 +9,16 @@ import Logging
 enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqliteMemory
     case sqliteFile
+    /// A fresh database on the server `HERALD_TEST_POSTGRES_URL` names; left out when none is set
+    /// (`PostgresAvailabilityTests` says so, and fails under CI).
+    case postgres
 
     var description: String { rawValue }
+
+    /// The backends this run can reach.
+    static var allCases: [StoreBackendKind] {
+        PostgresTestDatabase.serverURL == nil ? [.sqliteMemory, .sqliteFile] : [.sqliteMemory, .sqliteFile, .postgres]
+    }
 
     /// Opens a fresh, migrated store, runs `body`, and removes what it created.
     func withStore<T>(_ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws -> T {
@@ -25,6 +34,13 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
             let backend = try await SQLiteBackend.open(.sqliteFile(path: directory.path("store.sqlite")), logger: logger)
             try await Migrator(backend: backend).migrate(logger: logger)
             return try await Self.closing(backend) { try await body(SQLRegistrationStore(backend: backend), backend) }
+        case .postgres:
+            return try await PostgresTestDatabase.with { url in
+                try await StoreFactory.withBackend(url, logger: logger) { backend in
+                    try await Migrator(backend: backend).migrate(logger: logger)
+                    return try await body(SQLRegistrationStore(backend: backend), backend)
+                }
+            }
         }
     }
 

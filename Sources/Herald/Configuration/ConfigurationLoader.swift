@@ -48,13 +48,7 @@ public enum ConfigurationLoader {
             guard (0...65535).contains(port) else { throw ConfigurationError("configuration: http.port \(port) is not a port number") }
             configuration.http.port = port
         }
-        if let url = settings.string("database.url") {
-            do {
-                configuration.database = try DatabaseURL(parsing: url)
-            } catch {
-                throw ConfigurationError("configuration: \(error.description)")
-            }
-        }
+        configuration.database = try readDatabase(settings) ?? configuration.database
         if let interval = try settings.number("sweeper.intervalSeconds") {
             guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }
             configuration.sweeper.intervalSeconds = interval
@@ -67,6 +61,37 @@ public enum ConfigurationLoader {
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration
+    }
+
+    /// `database.*`: the URL; for PostgreSQL also the pool size and a password kept out of the URL
+    /// (`database.password`, i.e. `HERALD_DATABASE_PASSWORD`, or `database.passwordFile`).
+    static func readDatabase(_ settings: Settings) throws(ConfigurationError) -> DatabaseURL? {
+        guard let text = settings.string("database.url", secret: true) else { return nil }
+        var url: DatabaseURL
+        do {
+            url = try DatabaseURL(parsing: text)
+        } catch {
+            throw ConfigurationError("configuration: \(error.description)")
+        }
+        guard case .postgres(var location) = url else { return url }
+        if let size = try settings.integer("database.poolSize") {
+            guard (1...1000).contains(size) else { throw ConfigurationError("configuration: database.poolSize must be between 1 and 1000") }
+            location.poolSize = size
+        }
+        if location.password == nil {
+            if let password = settings.string("database.password", secret: true), !password.isEmpty {
+                location.password = password
+            } else if let file = settings.string("database.passwordFile") {
+                guard let contents = FileManager.default.contents(atPath: file) else {
+                    throw ConfigurationError("configuration: database.passwordFile '\(file)' cannot be read")
+                }
+                let password = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .newlines)
+                guard !password.isEmpty else { throw ConfigurationError("configuration: database.passwordFile '\(file)' is empty") }
+                location.password = password
+            }
+        }
+        url = .postgres(location)
+        return url
     }
 
     /// `dispatcher.*`: how fan-outs page, checkpoint and retry.
@@ -92,6 +117,8 @@ public enum ConfigurationLoader {
         if let value = try seconds("pollIntervalSeconds", 0.01...60) { dispatcher.pollIntervalSeconds = value }
         if let value = try seconds("leaseSeconds", 1...3600) { dispatcher.leaseSeconds = value }
         if let value = try integer("maxAttempts", 1...20) { dispatcher.retry.maxAttempts = value }
+        if let value = try integer("maxSlices", 1...256) { dispatcher.maxSlices = value }
+        if let value = try integer("sliceSize", 1...10_000_000) { dispatcher.sliceSize = value }
         return dispatcher
     }
 

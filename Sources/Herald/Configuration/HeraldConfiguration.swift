@@ -73,9 +73,17 @@ public struct DispatcherSettings: Sendable, Equatable {
     public var leaseSeconds: Double
     /// Backoff and attempts for retryable APNs failures.
     public var retry: APNsRetryPolicy
+    /// On a shared database (PostgreSQL), the most slices one occurrence's recipients are split into, so
+    /// several instances send it together. SQLite has one server: a message is always one slice there.
+    public var maxSlices: Int
+    /// Recipients per slice at least: a message smaller than this is one slice.
+    public var sliceSize: Int
 
     public init(pageSize: Int = 500, maxOpenPages: Int = 8, maxConcurrentMessages: Int = 4,
-                pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30, retry: APNsRetryPolicy = APNsRetryPolicy()) {
+                pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30, retry: APNsRetryPolicy = APNsRetryPolicy(),
+                maxSlices: Int = 8, sliceSize: Int = 10_000) {
+        self.maxSlices = max(1, maxSlices)
+        self.sliceSize = max(1, sliceSize)
         self.pageSize = max(1, pageSize)
         self.maxOpenPages = max(1, maxOpenPages)
         self.maxConcurrentMessages = max(1, maxConcurrentMessages)

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import NIOCore
 import Logging
@@ -11,6 +12,9 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let fault as HeraldFault {
             return Self.response(fault)
+        } catch let error as StoreUnavailable {
+            context.logger.warning("database unavailable", metadata: ["herald.error": "\(error.reason)"])
+            return Self.response(.storeUnavailable)
         } catch is NIOTooManyBytesError {
             return Self.response(.bodyTooLarge(limit: Limits.requestBodyBytes))
         } catch let error as HTTPError where error.status == .notFound {
@@ -40,6 +44,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound: .notFound
         case .tooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests
+        case .unavailable: .serviceUnavailable
         case .internal: .internalServerError
         }
     }

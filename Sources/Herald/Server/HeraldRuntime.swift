@@ -25,17 +25,23 @@ public enum HeraldRuntime {
 
     /// Opens and migrates the database, runs `body`, and closes the database whether `body` throws or not.
     /// The server, the one-shot commands and the benchmarks all use this, so none leaves a handle open.
+    /// Failures to open or migrate become one operator-readable `StartupError`; `body`'s own errors pass.
     public static func withMigrated<T>(_ url: DatabaseURL, logger: Logger,
                                        _ body: (any SQLBackend) async throws -> T) async throws -> T {
-        let backend = try await openMigrated(url, logger: logger)
+        let outcome: Result<T, any Error>
         do {
-            let value = try await body(backend)
-            try await backend.close()
-            return value
-        } catch {
-            try? await backend.close()
+            outcome = try await StoreFactory.withBackend(url, logger: logger) { backend -> Result<T, any Error> in
+                try await migrate(backend, url: url, logger: logger)
+                do { return .success(try await body(backend)) } catch { return .failure(error) }
+            }
+        } catch let error as StartupError {
             throw error
+        } catch let error as StoreOpenFailure {
+            throw StartupError(error.description)
+        } catch {
+            throw StartupError("database \(url) cannot be opened: \(error)")
         }
+        return try outcome.get()
     }
 
     static func run(configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
@@ -65,23 +71,40 @@ public enum HeraldRuntime {
         }
     }
 
-    /// Opens the database and applies pending migrations; failures become one operator-readable line.
+    /// Opens a SQLite database and applies pending migrations; the caller closes it. PostgreSQL's pool must
+    /// run while it is used, so it opens only through `withMigrated`.
     public static func openMigrated(_ url: DatabaseURL, logger: Logger) async throws -> any SQLBackend {
         let backend: any SQLBackend
         do {
-            backend = try await StoreFactory.openBackend(url, logger: logger)
-        } catch let error as SQLiteBackend.OpenFailure {
+            switch url {
+            case .sqliteFile, .sqliteMemory: backend = try await SQLiteBackend.open(url, logger: logger)
+            case .postgres: throw StartupError("database \(url): PostgreSQL opens only through withMigrated")
+            }
+        } catch let error as StartupError {
+            throw error
+        } catch let error as StoreOpenFailure {
             throw StartupError(error.description)
         } catch {
             throw StartupError("database \(url) cannot be opened: \(error)")
         }
         do {
-            try await Migrator(backend: backend).migrate(logger: logger)
+            try await migrate(backend, url: url, logger: logger)
         } catch {
             try? await backend.close()
-            throw StartupError("database \(url) cannot be migrated: \(error)")
+            throw error
         }
         return backend
+    }
+
+    /// Applies pending migrations; a schema newer than this binary, or a failure, is one line.
+    static func migrate(_ backend: any SQLBackend, url: DatabaseURL, logger: Logger) async throws {
+        do {
+            try await Migrator(backend: backend).migrate(logger: logger)
+        } catch let error as Migrator.SchemaTooNew {
+            throw StartupError("database \(url): \(error.description)")
+        } catch {
+            throw StartupError("database \(url) cannot be migrated: \(error)")
+        }
     }
 }
 

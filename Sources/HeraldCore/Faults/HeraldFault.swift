@@ -11,6 +11,8 @@ public struct HeraldFault: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         case tooLarge
         case rateLimited
+        /// A dependency (the database) is away for now; the client should retry.
+        case unavailable
         case `internal`
     }
 
@@ -108,5 +110,9 @@ extension HeraldFault {
     public static let noSuchRoute = HeraldFault(code: 404, kind: .notFound, message: "No such route")
 
     /// An internal failure; the message never carries details.
+    /// The database cannot be reached or written right now; nothing of the request was kept.
+    public static let storeUnavailable = HeraldFault(
+        code: 503, kind: .unavailable, message: "Service temporarily unavailable: the database cannot be reached; retry shortly")
+
     public static let internalError = HeraldFault(code: 500, kind: .internal, message: "Internal server error")
 }

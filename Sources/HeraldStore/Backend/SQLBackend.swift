@@ -3,8 +3,11 @@ import SQLKit
 /// A SQL database as the store sees it: reads, and writes that are each one atomic, durable transaction.
 ///
 /// The store's queries are written once against SQLKit; a backend decides how connections, locking and
-/// commits work (SQLite: one writer with group commit; PostgreSQL later: a pool, one transaction per write).
+/// commits work (SQLite: one writer with group commit; PostgreSQL: a pool, one transaction per write).
 public protocol SQLBackend: Sendable {
+    /// Which SQL spellings the backend needs where they differ.
+    var dialect: StoreDialect { get }
+
     /// Runs `body` against committed data. It must not write.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
@@ -12,6 +15,29 @@ public protocol SQLBackend: Sendable {
     /// when it throws, nothing `body` wrote is kept.
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
+    /// Runs `body` while this process holds `lock` against every other process using the database.
+    /// With `wait` false, returns nil at once (without running `body`) when another process holds it.
+    func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T?
+
     /// Closes every connection. The backend cannot be used afterwards.
     func close() async throws
+}
+
+extension SQLBackend {
+    /// Whose clock decides leases and due times: the database's when several servers may share it.
+    public var leaseClock: StoreClock { dialect.databaseNow == nil ? .caller : .database }
+}
+
+/// The database cannot be reached or cannot take writes right now (down, restarting, out of space):
+/// requests answer 503 and the work is retried later. `reason` carries no secrets.
+public struct StoreUnavailable: Error, CustomStringConvertible {
+    public let reason: String
+    public init(reason: String) { self.reason = reason }
+    public var description: String { "database unavailable: \(reason)" }
+}
+
+/// A database that could not be opened at start-up; the message is one line for an operator.
+public struct StoreOpenFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }

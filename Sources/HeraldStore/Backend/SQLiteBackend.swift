@@ -18,11 +18,6 @@ public final class SQLiteBackend: SQLBackend {
     private let nextReader = Atomic<Int>(0)
     private let logger: Logger
 
-    /// A file that could not be opened or set up; the message is for an operator.
-    public struct OpenFailure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], logger: Logger) {
         self.writer = writer
         self.readers = readers
@@ -44,7 +39,7 @@ public final class SQLiteBackend: SQLBackend {
                 writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 try await configure(writer, file: true)
             } catch {
-                throw OpenFailure(description: "database file '\(path)' cannot be opened: \(error)")
+                throw StoreOpenFailure(description: "database file '\(path)' cannot be opened: \(error)")
             }
             var readers: [SQLiteConnection] = []
             for _ in 0..<max(1, readConnections) {
@@ -53,6 +48,8 @@ public final class SQLiteBackend: SQLBackend {
                 readers.append(reader)
             }
             return SQLiteBackend(writer: writer, readers: readers, logger: logger)
+        case .postgres:
+            throw StoreOpenFailure(description: "database \(url) is not a SQLite database")
         }
     }
 
@@ -62,15 +59,15 @@ public final class SQLiteBackend: SQLBackend {
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw OpenFailure(description: "database path '\(path)' is not writable: directory '\(directory)' does not exist")
+            throw StoreOpenFailure(description: "database path '\(path)' is not writable: directory '\(directory)' does not exist")
         }
         if FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.isWritableFile(atPath: path) else {
-                throw OpenFailure(description: "database path '\(path)' is not writable: the file is read-only")
+                throw StoreOpenFailure(description: "database path '\(path)' is not writable: the file is read-only")
             }
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw OpenFailure(description: "database path '\(path)' is not writable: cannot create files in '\(directory)'")
+            throw StoreOpenFailure(description: "database path '\(path)' is not writable: cannot create files in '\(directory)'")
         }
     }
 
@@ -105,6 +102,14 @@ public final class SQLiteBackend: SQLBackend {
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await committer.run(body)
+    }
+
+    public var dialect: StoreDialect { .sqlite }
+
+    /// One server uses a SQLite file, and a second process (`herald sweep`) waits on the file's write
+    /// lock batch by batch, so there is nothing to exclude: `body` runs at once.
+    public func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await body()
     }
 
     public func close() async throws {

@@ -3,9 +3,23 @@ import Logging
 import SQLKit
 
 /// Applies the migrations a database has not seen yet, each in one transaction with its bookkeeping row.
+///
+/// Instances that start together against one PostgreSQL database migrate one at a time: every
+/// migration transaction first takes the migrations advisory lock, and re-checks under it whether
+/// another instance applied the migration meanwhile. A database that records a migration this binary
+/// does not know was migrated by a newer Herald: this one refuses it rather than run on a schema it
+/// cannot read.
 public struct Migrator: Sendable {
     let backend: any SQLBackend
     let migrations: [Migration]
+
+    /// The database was migrated by a newer Herald; the message is one line for an operator.
+    public struct SchemaTooNew: Error, CustomStringConvertible {
+        public let unknown: [String]
+        public var description: String {
+            "the database schema is newer than this Herald (it has migration\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")), which this binary does not know); run a Herald at least as new as the one that migrated it"
+        }
+    }
 
     public init(backend: any SQLBackend) {
         self.init(backend: backend, migrations: Schema.migrations)
@@ -20,16 +34,19 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(logger: Logger) async throws -> [String] {
         try await backend.write { db in
+            try await Self.lock(db)
             try await db.raw("""
                 CREATE TABLE IF NOT EXISTS herald_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)
                 """).run()
         }
+        try await checkNotNewer()
         var applied: [String] = []
         for migration in migrations {
             let didApply = try await backend.write { db in
+                try await Self.lock(db)
                 let done = try await db.raw("SELECT name FROM herald_migrations WHERE name = \(bind: migration.name)").first()
                 if done != nil { return false }
-                for statement in migration.statements(SchemaDialect(db)) {
+                for statement in migration.statements(StoreDialect(db)) {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -42,5 +59,29 @@ public struct Migrator: Sendable {
             }
         }
         return applied
+    }
+
+    /// The migrations this binary knows that the database has not applied (empty: current).
+    public func pending() async throws -> [String] {
+        let done = try await appliedNames()
+        return migrations.map(\.name).filter { !done.contains($0) }
+    }
+
+    /// Throws `SchemaTooNew` when the database records a migration this binary does not know.
+    public func checkNotNewer() async throws {
+        let known = Set(migrations.map(\.name))
+        let unknown = try await appliedNames().filter { !known.contains($0) }.sorted()
+        if !unknown.isEmpty { throw SchemaTooNew(unknown: unknown) }
+    }
+
+    private func appliedNames() async throws -> Set<String> {
+        try await backend.read { db in
+            let rows = try await db.raw("SELECT name FROM herald_migrations").all()
+            return Set(try rows.map { try $0.decode(column: "name", as: String.self) })
+        }
+    }
+
+    private static func lock(_ db: any SQLDatabase) async throws {
+        if let lock = StoreDialect(db).transactionLock(.migrations) { try await db.raw(lock).run() }
     }
 }

@@ -41,9 +41,12 @@ struct RegistrationBatch {
 
     /// Compares ids byte for byte, as the database does: Swift's `String` equality would merge
     /// canonically equivalent spellings ("é" and "e\u{301}") that the database keeps apart.
-    struct DeviceKey: Hashable {
+    struct DeviceKey: Hashable, Comparable {
         let app: [UInt8]
         let deviceId: [UInt8]
+        static func < (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
+            lhs.app == rhs.app ? lhs.deviceId.lexicographicallyPrecedes(rhs.deviceId) : lhs.app.lexicographicallyPrecedes(rhs.app)
+        }
         init(_ call: Call) { self.init(app: call.app, deviceId: call.request.deviceId.rawValue) }
         init(app: String, deviceId: String) { self.app = Array(app.utf8); self.deviceId = Array(deviceId.utf8) }
     }
@@ -55,9 +58,10 @@ struct RegistrationBatch {
         init(app: String, name: ChannelName) { self.app = Array(app.utf8); self.name = name }
     }
 
-    struct RegistrationKey: Hashable {
+    struct RegistrationKey: Hashable, Comparable {
         let channel: Int64
         let device: Int64
+        static func < (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool { (lhs.channel, lhs.device) < (rhs.channel, rhs.device) }
     }
 
     /// Inserts new devices and refreshes known ones. A new token re-activates a device that was
@@ -69,6 +73,9 @@ struct RegistrationBatch {
             let key = DeviceKey(call)
             if latest.updateValue(call, forKey: key) == nil { order.append(key) }
         }
+        // Rows are written in key order, so two concurrent batches lock shared rows in the same order
+        // and cannot deadlock (PostgreSQL locks each row as its upsert reaches it).
+        order.sort()
         var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
         for chunk in order.chunks(ofCount: Self.maxBinds / 9) {
             let values = chunk.map { key -> SQLQueryString in
@@ -108,8 +115,8 @@ struct RegistrationBatch {
             }
         }
         var ids: [ChannelKey: Int64] = [:]
-        for (app, appChannels) in names {
-            for chunk in appChannels.chunks(ofCount: Self.maxBinds / 3) {
+        for (app, appChannels) in names.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
+            for chunk in appChannels.sorted(by: { $0.rawValue < $1.rawValue }).chunks(ofCount: Self.maxBinds / 3) {
                 let values = chunk.map { "(\(bind: app), \(bind: $0.rawValue), \(bind: created[app]!))" as SQLQueryString }
                 try await db.raw("""
                     INSERT INTO channels (app_id, name, created_at) VALUES \(values.joined(separator: ", "))
@@ -142,6 +149,7 @@ struct RegistrationBatch {
                 if latest.updateValue(call, forKey: key) == nil { order.append(key) }
             }
         }
+        order.sort()
         var ids: [RegistrationKey: String] = [:]
         for chunk in order.chunks(ofCount: Self.maxBinds / 6) {
             let values = chunk.map { key -> SQLQueryString in

@@ -2,18 +2,37 @@ import HeraldCore
 import SQLKit
 
 extension SQLRegistrationStore {
+    /// Registrations of a deleted channel removed per transaction, so deleting a channel of millions of
+    /// devices never holds a long transaction (or SQLite's write lock) and registrations keep flowing.
+    static let channelDeleteBatch = 5_000
+
     public func deleteChannel(app: String, name: ChannelName) async throws -> Bool {
-        try await backend.write { db in
-            let deleted = try await db.raw("""
-                DELETE FROM channels WHERE app_id = \(bind: app) AND name = \(bind: name.rawValue) RETURNING id
+        let channel: Int64? = try await backend.read { db in
+            try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: name.rawValue)").first()
+                .map { try $0.decode(column: "id", as: Int64.self) }
+        }
+        guard let channel else { return false }
+        // Empty the channel batch by batch (devices left with no registration go too), then delete it;
+        // the last step also takes anything registered into it meanwhile (ON DELETE CASCADE).
+        while true {
+            let removed = try await backend.write { db in
+                let rows = try await db.raw("""
+                    DELETE FROM registrations WHERE id IN (
+                        SELECT id FROM registrations WHERE channel_id = \(bind: channel) LIMIT \(bind: Self.channelDeleteBatch))
+                    RETURNING device_id
+                    """).all()
+                try await Self.deleteOrphans(db, among: Set(try rows.map { try $0.decode(column: "device_id", as: Int64.self) }))
+                return rows.count
+            }
+            if removed < Self.channelDeleteBatch { break }
+        }
+        return try await backend.write { db in
+            let rows = try await db.raw("""
+                DELETE FROM registrations WHERE channel_id = \(bind: channel) RETURNING device_id
                 """).all()
-            guard !deleted.isEmpty else { return false }
-            // Registrations went with the channel (ON DELETE CASCADE); devices left with none are gone.
-            try await db.raw("""
-                DELETE FROM devices WHERE app_id = \(bind: app)
-                  AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
-                """).run()
-            return true
+            let deleted = try await db.raw("DELETE FROM channels WHERE id = \(bind: channel) RETURNING id").all()
+            try await Self.deleteOrphans(db, among: Set(try rows.map { try $0.decode(column: "device_id", as: Int64.self) }))
+            return !deleted.isEmpty
         }
     }
 
@@ -26,12 +45,12 @@ extension SQLRegistrationStore {
                      AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
                 WHERE c.app_id = \(bind: app)
                 GROUP BY c.id, c.name
-                ORDER BY c.name
                 """).all()
+            // Sorted here, not by ORDER BY: PostgreSQL would order by its collation, SQLite by bytes.
             return try rows.map { row in
                 ChannelSummary(name: try ChannelName(validating: try row.decode(column: "name", as: String.self)),
                                registrations: try row.decode(column: "live", as: Int.self))
-            }
+            }.sorted { $0.name < $1.name }
         }
     }
 

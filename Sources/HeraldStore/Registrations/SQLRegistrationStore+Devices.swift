@@ -12,7 +12,6 @@ extension SQLRegistrationStore {
                 JOIN channels c ON c.id = r.channel_id
                 WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId)
                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-                ORDER BY c.name
                 """).all()
             guard let first = rows.first else { return nil }
             var channels: [ChannelName] = []
@@ -23,6 +22,7 @@ extension SQLRegistrationStore {
                     earliest = min(earliest ?? expires, expires)
                 }
             }
+            channels.sort()  // by name here, not ORDER BY, so both backends answer alike
             return DeviceRegistration(
                 registrationId: try first.decode(column: "registration_id", as: String.self),
                 deviceId: try first.decode(column: "device_key", as: String.self),

@@ -32,13 +32,25 @@ extension SQLRegistrationStore {
                 removed += rows.count
                 for row in rows { touched.insert(try row.decode(column: "device_id", as: Int64.self)) }
             }
-            for chunk in touched.sorted().chunks(ofCount: RegistrationBatch.maxBinds) {
-                try await db.raw("""
-                    DELETE FROM devices WHERE id IN (\(binds: Array(chunk)))
-                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
-                    """).run()
-            }
+            try await Self.deleteOrphans(db, among: touched)
             return removed
+        }
+    }
+}
+
+extension SQLRegistrationStore {
+    /// Deletes those of `devices` that have no registration left. The rows are locked first (PostgreSQL),
+    /// so the NOT EXISTS runs on a snapshot that includes any register of the same device that committed
+    /// meanwhile (see `StoreDialect.lockDevices`).
+    static func deleteOrphans(_ db: any SQLDatabase, among devices: Set<Int64>) async throws {
+        let dialect = StoreDialect(db)
+        for chunk in devices.sorted().chunks(ofCount: RegistrationBatch.maxBinds) {
+            let ids = Array(chunk)
+            if let lock = dialect.lockDevices(ids) { try await db.raw(lock).run() }
+            try await db.raw("""
+                DELETE FROM devices WHERE id IN (\(binds: ids))
+                  AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
+                """).run()
         }
     }
 }
