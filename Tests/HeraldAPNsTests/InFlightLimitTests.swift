@@ -20,7 +20,9 @@ import Testing
             // Two free slots wake two waiters at once, not one per release.
             limit.release()
             limit.release()
-            try await Task.sleep(for: .milliseconds(50))
+            // Waits for the wake-ups rather than a fixed time, so a loaded machine cannot fail it.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while resumed.value < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(resumed.value == 2)
             // One more free slot is below the batch: the third waits for a second one.
             limit.release()

@@ -7,10 +7,12 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Takes due messages from the store and runs their fan-outs, a few at a time.
+/// Takes due work from the store and runs its fan-outs, a few at a time.
 ///
-/// It looks for due messages when a publish wakes it and on a timer (`pollIntervalSeconds`), so
-/// scheduled occurrences fire on time and messages left by a dead instance are taken over once their
+/// The unit of work is a slice of a message's occurrence (see `MessageStore`): on SQLite a message is
+/// one slice; on PostgreSQL a large one is split so that every instance sending from the database takes
+/// a share. It looks for due work when a publish wakes it and on a timer (`pollIntervalSeconds`), so
+/// scheduled occurrences fire on time and slices left by a dead instance are taken over once their
 /// lease runs out. On graceful shutdown it stops sending, waits for the answers in flight, checkpoints,
 /// and gives its leases back.
 public final class Dispatcher: Service {
@@ -22,21 +24,28 @@ public final class Dispatcher: Service {
     let logger: Logger
     /// This instance's name on the leases it holds.
     let owner: String
-    /// SQLite: no other server shares the file, so leases left by a killed process are taken back at start.
-    let releaseLeasesAtStart: Bool
+    /// SQLite: no other server shares the file, so leases left by a killed process are taken back at start,
+    /// and a message is never split (there is no other instance to share it with).
+    let singleServer: Bool
     private let stop = StopFlag()
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
-    private let running = Mutex<Set<String>>([])
+    /// The slices this instance is sending, by message id and slice number.
+    private let running = Mutex<Set<SliceKey>>([])
+
+    struct SliceKey: Hashable {
+        let message: String
+        let slice: Int
+    }
 
     public init(messages: any MessageStore, registrations: any RegistrationStore, clients: APNsClientPool,
-                clock: any WallClock, settings: DispatcherSettings, releaseLeasesAtStart: Bool, logger: Logger) {
+                clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, logger: Logger) {
         self.messages = messages
         self.registrations = registrations
         self.clients = clients
         self.clock = clock
         self.settings = settings
-        self.releaseLeasesAtStart = releaseLeasesAtStart
+        self.singleServer = singleServer
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName)/\(ProcessInfo.processInfo.processIdentifier)/\(UUID().uuidString.prefix(8))"
         (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -46,7 +55,7 @@ public final class Dispatcher: Service {
     public func wake() { signal.yield() }
 
     public func run() async throws {
-        if releaseLeasesAtStart {
+        if singleServer {
             try await messages.releaseAll(now: clock.now)
         }
         let interval = DispatchTimeInterval.milliseconds(Int(min(60, max(0.01, settings.pollIntervalSeconds)) * 1000))
@@ -63,10 +72,10 @@ public final class Dispatcher: Service {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await _ in signals {
-                    for message in await claim() {
+                    for slice in await claim() {
                         group.addTask {
-                            await self.dispatch(message)
-                            self.running.withLock { _ = $0.remove(message.id) }
+                            await self.dispatch(slice)
+                            self.running.withLock { _ = $0.remove(SliceKey(message: slice.message.id, slice: slice.slice)) }
                             self.wake()
                         }
                     }
@@ -85,46 +94,55 @@ public final class Dispatcher: Service {
         }
     }
 
-    /// Claims as many due messages as there is room for.
-    private func claim() async -> [StoredMessage] {
-        let room = settings.maxConcurrentMessages - running.withLock { $0.count }
+    /// How this instance splits an occurrence: never on SQLite.
+    var slicing: Slicing {
+        Slicing(maxSlices: singleServer ? 1 : settings.maxSlices, sliceSize: settings.sliceSize,
+                graceMilliseconds: Int64(max(1, settings.pollIntervalSeconds * 4) * 1000))
+    }
+
+    /// Claims as many due slices as there is room for.
+    private func claim() async -> [ClaimedSlice] {
+        let (room, sending) = running.withLock { running in
+            (settings.maxConcurrentMessages - running.count, Set(running.map(\.message)))
+        }
         guard room > 0, !stop.isSet else { return [] }
         do {
             let now = clock.now
             guard try await messages.hasDue(now: now) else { return [] }
-            let claimed = try await messages.claim(owner: owner, now: now, leaseUntil: leaseEnd(now), limit: room)
-            // A message this instance is still running comes back when the clock passed its lease between
-            // two checkpoints (a wall-clock jump, a stalled write): the claim only renewed our own lease,
-            // and a second fan-out under the same owner would send everything again.
-            return running.withLock { running in claimed.filter { running.insert($0.id).inserted } }
+            let claimed = try await messages.claim(owner: owner, now: now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000),
+                                                   limit: room, slicing: slicing, running: sending)
+            // A slice this instance is still sending comes back when the clock passed its lease between two
+            // checkpoints (a stalled write): the claim only renewed our own lease, and a second fan-out under
+            // the same owner would send everything again.
+            return running.withLock { running in
+                claimed.filter { running.insert(SliceKey(message: $0.message.id, slice: $0.slice)).inserted }
+            }
         } catch {
             logger.error("could not claim due messages", metadata: ["herald.error": "\(error)"])
             return []
         }
     }
 
-    private func leaseEnd(_ now: Timestamp) -> Timestamp {
-        now.adding(milliseconds: Int64(settings.leaseSeconds * 1000))
-    }
-
-    /// Runs one occurrence of one message and records how it ended.
-    func dispatch(_ message: StoredMessage) async {
+    /// Runs one slice of one occurrence and records how it ended.
+    func dispatch(_ claimed: ClaimedSlice) async {
+        let message = claimed.message
         var logger = self.logger
         logger[metadataKey: "herald.app"] = "\(message.app)"
         logger[metadataKey: "herald.message"] = "\(message.id)"
+        logger[metadataKey: "herald.slice"] = "\(claimed.slice)"
         let started = ContinuousClock.now
         do {
-            let ending = try await fanOut(message, logger: logger)
+            let ending = try await fanOut(claimed, logger: logger)
             let now = clock.now
             switch ending {
             case .completed:
-                try await messages.finishOccurrence(id: message.id, owner: owner, next: Self.nextOccurrence(of: message, now: now),
-                                                    failure: nil, now: now)
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, owner: owner,
+                                               next: Self.nextOccurrence(of: message, now: now), failure: nil, now: now)
             case .aborted(let reason):
                 logger.error("message failed", metadata: ["herald.reason": "\(reason)"])
-                try await messages.finishOccurrence(id: message.id, owner: owner, next: nil, failure: reason, now: now)
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, owner: owner, next: nil, failure: reason, now: now)
             case .cancelled:
-                try await messages.finishOccurrence(id: message.id, owner: owner, next: nil, failure: nil, now: now)
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, owner: owner, next: nil, failure: nil, now: now)
             case .leaseLost, .stopped:
                 break
             }
@@ -137,7 +155,8 @@ public final class Dispatcher: Service {
         }
     }
 
-    private func fanOut(_ message: StoredMessage, logger: Logger) async throws -> FanOut.Ending {
+    private func fanOut(_ claimed: ClaimedSlice, logger: Logger) async throws -> FanOut.Ending {
+        let message = claimed.message
         guard let content = message.content, message.policy.pushes else { return .completed }
         let systems = [DeviceOS.ios, .osx].filter(message.broadcast.includes)
         if systems.isEmpty { return .completed }
@@ -151,7 +170,7 @@ public final class Dispatcher: Service {
         }
         guard let topic = clients.settings(for: message.app)?.topic else { return .aborted("no APNs topic") }
         return try await FanOut(
-            message: message, content: content, systems: systems, topic: topic, client: client,
+            claimed: claimed, content: content, systems: systems, topic: topic, client: client,
             registrations: registrations, messages: messages, owner: owner, clock: clock, settings: settings,
             stop: stop, logger: logger
         ).run()

@@ -4,7 +4,7 @@ import HeraldStore
 import Logging
 import Synchronization
 
-/// Sends the current occurrence of one message to its recipients, from the message's checkpoint on.
+/// Sends one slice of the current occurrence of one message to its recipients, from the slice's checkpoint on.
 ///
 /// A producer pages recipients by device key and submits them to the app's APNs client (at most
 /// `maxOpenPages` pages not yet checkpointed); a consumer reads outcomes as they come, asks
@@ -42,7 +42,8 @@ struct FanOut: Sendable {
         var lastFailure: String?
     }
 
-    let message: StoredMessage
+    let claimed: ClaimedSlice
+    var message: StoredMessage { claimed.message }
     let content: PushContent
     let systems: [DeviceOS]
     let topic: String
@@ -56,7 +57,7 @@ struct FanOut: Sendable {
     let logger: Logger
 
     func run() async throws -> Ending {
-        let state = Shared(State(progress: FanOutProgress(messageId: message.id)))
+        let state = Shared(State(progress: FanOutProgress(messageId: message.id, slice: claimed.slice)))
         let stream = client.makeSendStream(of: Send.self)
         let build = NotificationBuilder(content: content, topic: topic)
         // Checkpoint requests: false when a page may have closed, true for a lease renewal. One writer
@@ -107,7 +108,7 @@ struct FanOut: Sendable {
     /// Pages recipients into the stream, and due retries before new pages, until everything has an outcome
     /// or the run halts; then finishes the stream.
     private func produce(_ state: Shared, _ stream: APNsSendStream<Send>, _ build: NotificationBuilder) async {
-        var cursor = message.cursor
+        var cursor = claimed.cursor
         var exhausted = false
         defer { stream.finish() }
         while true {
@@ -135,7 +136,8 @@ struct FanOut: Sendable {
                 let page: [Recipient]
                 do {
                     page = try await registrations.recipients(
-                        app: message.app, filter: RecipientFilter(channel: message.channel, devices: message.singlecast, systems: systems),
+                        app: message.app, filter: RecipientFilter(channel: message.channel, devices: message.singlecast, systems: systems,
+                                                upTo: claimed.upTo),
                         after: cursor, limit: settings.pageSize, now: clock.now)
                 } catch {
                     state.withLock { $0.error = error }
@@ -190,11 +192,12 @@ struct FanOut: Sendable {
         do {
             let now = clock.now
             let status = try await messages.checkpoint(
-                checkpoint, owner: owner, now: now, leaseUntil: now.adding(milliseconds: Int64(settings.leaseSeconds * 1000)))
+                checkpoint, owner: owner, now: now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
             state.withLock { state in
                 switch status {
                 case nil: if state.halt == nil { state.halt = .leaseLost }
-                case .cancelled?: if state.halt == nil { state.halt = .cancelled }
+                // Cancelled by the publisher, or failed by another slice (credentials): stop sending.
+                case .cancelled?, .failed?: if state.halt == nil { state.halt = .cancelled }
                 default: break
                 }
             }

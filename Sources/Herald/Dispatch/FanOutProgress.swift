@@ -28,6 +28,8 @@ struct FanOutProgress {
     }
 
     let messageId: String
+    /// The slice of the message's occurrence this fan-out sends.
+    let slice: Int
     private var pages: Deque<Page> = []
     private var nextPage = 0
     /// Sends without a final result yet (in flight or waiting to retry).
@@ -35,8 +37,9 @@ struct FanOutProgress {
     /// Whether anything changed since the last checkpoint (pending included).
     private var dirty = false
 
-    init(messageId: String) {
+    init(messageId: String, slice: Int = 0) {
         self.messageId = messageId
+        self.slice = slice
     }
 
     var openPages: Int { pages.count }
@@ -84,7 +87,7 @@ struct FanOutProgress {
     mutating func takeCheckpoint(force: Bool = false) -> FanOutCheckpoint? {
         guard force || (dirty && frontPageDone) else { return nil }
         dirty = false
-        var checkpoint = FanOutCheckpoint(messageId: messageId, cursor: nil, pending: 0)
+        var checkpoint = FanOutCheckpoint(messageId: messageId, slice: slice, cursor: nil, pending: 0)
         while let page = pages.first, page.outstanding == 0 {
             pages.removeFirst()
             checkpoint.cursor = page.lastKey

@@ -34,7 +34,7 @@ public enum HeraldServer {
         let clients = APNsClientPool(apps: configuration.apps, clock: clock, logger: logger)
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
-            releaseLeasesAtStart: configuration.database.isSingleServer, logger: logger)
+            singleServer: configuration.database.isSingleServer, logger: logger)
         var services: [any Service] = [clients, dispatcher]
         if configuration.sweeper.intervalSeconds > 0 {
             services.append(SweeperService(sweeper: sweeper, intervalSeconds: configuration.sweeper.intervalSeconds, logger: logger))

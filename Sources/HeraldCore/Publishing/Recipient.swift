@@ -6,11 +6,14 @@ public struct RecipientFilter: Sendable, Equatable {
     public var devices: [String]?
     /// Only devices with one of these operating systems.
     public var systems: [DeviceOS]
+    /// Only devices whose key is at most this (the end of a fan-out slice); nil: no end.
+    public var upTo: Int64?
 
-    public init(channel: ChannelName, devices: [String]?, systems: [DeviceOS]) {
+    public init(channel: ChannelName, devices: [String]?, systems: [DeviceOS], upTo: Int64? = nil) {
         self.channel = channel
         self.devices = devices
         self.systems = systems
+        self.upTo = upTo
     }
 }
 

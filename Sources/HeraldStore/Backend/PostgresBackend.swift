@@ -16,6 +16,8 @@ public final class PostgresBackend: SQLBackend, Service {
     let client: PostgresClient
     let location: PostgresLocation
     private let logger: Logger
+    /// Yields once `run()` has started, so the first query does not race the pool's start.
+    private let started: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) = AsyncStream.makeStream()
 
     /// Attempts for a write that PostgreSQL aborted as a deadlock victim or serialisation failure.
     static let writeAttempts = 5
@@ -55,7 +57,14 @@ public final class PostgresBackend: SQLBackend, Service {
 
     /// Runs the connection pool until the task is cancelled.
     public func run() async {
+        started.continuation.yield()
+        started.continuation.finish()
         await client.run()
+    }
+
+    /// Returns once `run()` has been entered (or the task is cancelled).
+    func waitUntilRunning() async {
+        for await _ in started.stream { return }
     }
 
     /// Checks that the server answers, so a wrong host or password is one clear line at start-up.

@@ -19,7 +19,8 @@ public enum StoreFactory {
             let backend = try PostgresBackend(location, logger: logger)
             let group = ServiceGroup(configuration: .init(services: [.init(service: backend)], logger: logger))
             return try await withThrowingDiscardingTaskGroup { tasks in
-                tasks.addTask { try await group.run() }
+                tasks.addTask { try? await group.run() }
+                await backend.waitUntilRunning()
                 let result: Result<T, any Error>
                 do {
                     try await backend.checkReachable()

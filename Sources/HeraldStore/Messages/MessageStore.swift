@@ -3,41 +3,88 @@ import HeraldCore
 /// Published messages and their fan-out progress. Every write is durable when it returns, so an
 /// accepted message and each checkpoint survive `kill -9`.
 ///
-/// A dispatcher owns a message while it holds its lease (`owner`, until a time); every progress write
-/// names the owner and does nothing once the lease is someone else's.
+/// Each occurrence of a message is sent in slices: when it comes due, the first claimer splits its
+/// recipients by device-key range into up to `Slicing.maxSlices` slices, and every slice is then a unit
+/// that any instance may claim, with its own cursor, counts and lease. A dispatcher owns a slice while it
+/// holds the slice's lease (`owner`, until a time); every progress write names the owner and does nothing
+/// once the lease is someone else's. The message's counts are its finished occurrences' plus its slices'.
+///
+/// Time that decides leases and due messages is the store's `StoreClock`: on PostgreSQL the database's
+/// clock, so instances whose clocks disagree still agree on whose lease has run out.
 public protocol MessageStore: Sendable {
     func insert(_ message: StoredMessage, now: Timestamp) async throws
 
+    /// The message with its counts summed over finished occurrences and the slices of the current one.
     func message(app: String, id: String) async throws -> StoredMessage?
 
     /// Cancels a scheduled or running message. False when it is unknown, finished or cancelled already.
     func cancel(app: String, id: String, now: Timestamp) async throws -> Bool
 
-    /// Whether any message is due at `now` and not leased by a live owner (a cheap read before `claim`).
+    /// Whether a claim may find work: a due occurrence to start, or a slice with no live lease.
     func hasDue(now: Timestamp) async throws -> Bool
 
-    /// Takes up to `limit` due messages for `owner` until `leaseUntil`: scheduled ones whose time has
-    /// come, and running ones whose owner's lease ran out. Pending counts left by a dead owner are reset.
-    func claim(owner: String, now: Timestamp, leaseUntil: Timestamp, limit: Int) async throws -> [StoredMessage]
+    /// Starts the occurrences that are due (splitting their recipients into slices) and takes up to
+    /// `limit` slices for `owner` for `leaseMilliseconds`: at most one slice per message per call, and a
+    /// slice of a message in `running` (which this owner already sends) only once it has waited
+    /// `slicing.graceMilliseconds` for another instance to take it. Pending counts of a dead owner are reset.
+    func claim(owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
+               running: Set<String>) async throws -> [ClaimedSlice]
 
-    /// Records progress of the current occurrence in one transaction: counts (deltas), the cursor, token
-    /// hygiene, and a renewed lease. Returns the message's status afterwards, or nil when the lease is lost.
-    func checkpoint(_ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp, leaseUntil: Timestamp) async throws -> MessageStatus?
+    /// Records progress of one slice in one transaction: counts (deltas), the cursor, token hygiene, and a
+    /// renewed lease. Returns the message's status afterwards, or nil when the lease is lost.
+    func checkpoint(_ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp, leaseMilliseconds: Int64) async throws -> MessageStatus?
 
-    /// Ends the current occurrence (after a last checkpoint): schedules the next one, or finishes the
-    /// message as published or failed. A cancel that came in meanwhile stays. Releases the lease.
-    func finishOccurrence(id: String, owner: String, next: Timestamp?, failure: String?, now: Timestamp) async throws
+    /// Ends `owner`'s slice (after a last checkpoint). The last slice of an occurrence ends the
+    /// occurrence: the next one is scheduled at `next`, or the message is published. A `failure` fails
+    /// the message at once (the other slices stop at their next checkpoint). A cancel that came in stays.
+    func finishSlice(id: String, slice: Int, owner: String, next: Timestamp?, failure: String?, now: Timestamp) async throws
 
-    /// Gives up `owner`'s leases (graceful shutdown) so another start resumes the messages at once.
+    /// Gives up `owner`'s leases (graceful shutdown) so another instance resumes the slices at once.
     func release(owner: String, now: Timestamp) async throws
 
     /// Gives up every lease: for a backend that only one server uses (SQLite), at start-up.
     func releaseAll(now: Timestamp) async throws
 }
 
+/// How an occurrence's recipients are split into slices.
+public struct Slicing: Sendable, Equatable {
+    /// The most slices of one occurrence (1: never split).
+    public var maxSlices: Int
+    /// Recipients per slice at least: a smaller channel is one slice.
+    public var sliceSize: Int
+    /// How long a new slice is left for other instances before an owner that already sends a slice of
+    /// the same message takes it too.
+    public var graceMilliseconds: Int64
+
+    public init(maxSlices: Int = 1, sliceSize: Int = 10_000, graceMilliseconds: Int64 = 1000) {
+        self.maxSlices = max(1, maxSlices)
+        self.sliceSize = max(1, sliceSize)
+        self.graceMilliseconds = max(0, graceMilliseconds)
+    }
+}
+
+/// A slice an owner has claimed: the message, and which recipients are this slice's.
+public struct ClaimedSlice: Sendable, Equatable {
+    public var message: StoredMessage
+    public var slice: Int
+    /// Every recipient with a key up to this one is done (the slice's checkpoint).
+    public var cursor: Int64
+    /// The slice's last key (inclusive); nil: no end.
+    public var upTo: Int64?
+
+    public init(message: StoredMessage, slice: Int, cursor: Int64, upTo: Int64?) {
+        self.message = message
+        self.slice = slice
+        self.cursor = cursor
+        self.upTo = upTo
+    }
+}
+
 /// Progress of one message since its last checkpoint.
 public struct FanOutCheckpoint: Sendable, Equatable {
     public var messageId: String
+    /// Which slice of the message's current occurrence.
+    public var slice: Int
     /// Every recipient with a key up to this one is done (nil: unchanged).
     public var cursor: Int64?
     public var sent: Int64
@@ -49,9 +96,10 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     /// Devices whose token APNs refused.
     public var deactivate: [TokenDeactivation]
 
-    public init(messageId: String, cursor: Int64?, sent: Int64 = 0, failed: Int64 = 0, pending: Int64,
+    public init(messageId: String, slice: Int = 0, cursor: Int64?, sent: Int64 = 0, failed: Int64 = 0, pending: Int64,
                 remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = []) {
         self.messageId = messageId
+        self.slice = slice
         self.cursor = cursor
         self.sent = sent
         self.failed = failed

@@ -5,9 +5,14 @@ import SQLKit
 /// The one `MessageStore`, on SQLKit like the registration store, so SQLite and PostgreSQL share it.
 public struct SQLMessageStore: MessageStore {
     let backend: any SQLBackend
+    /// Whose clock decides leases and due times (see `StoreClock`).
+    let clock: StoreClock
 
-    public init(backend: any SQLBackend) {
+    /// `clock` defaults to the backend's: the database's on PostgreSQL, the caller's on SQLite. Tests that
+    /// drive time by hand on PostgreSQL pass `.caller`.
+    public init(backend: any SQLBackend, clock: StoreClock? = nil) {
         self.backend = backend
+        self.clock = clock ?? backend.leaseClock
     }
 
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
@@ -31,8 +36,21 @@ public struct SQLMessageStore: MessageStore {
 
     public func message(app: String, id: String) async throws -> StoredMessage? {
         try await backend.read { db in
-            try await db.raw("SELECT * FROM messages WHERE id = \(bind: id) AND app_id = \(bind: app)").first()
-                .map(Self.decode)
+            guard var message = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id) AND app_id = \(bind: app)").first()
+                .map(Self.decode) else { return nil }
+            let slices = try await db.raw("""
+                SELECT CAST(COALESCE(SUM(sent), 0) AS BIGINT) AS sent, CAST(COALESCE(SUM(failed), 0) AS BIGINT) AS failed, CAST(COALESCE(SUM(pending), 0) AS BIGINT) AS pending,
+                       CAST(COALESCE(SUM(tokens_removed), 0) AS BIGINT) AS tokens_removed, CAST(COALESCE(SUM(tokens_deactivated), 0) AS BIGINT) AS tokens_deactivated
+                FROM message_slices WHERE message_id = \(bind: id)
+                """).first()
+            if let slices {
+                message.deliveries.sent += try slices.decode(column: "sent", as: Int64.self)
+                message.deliveries.failed += try slices.decode(column: "failed", as: Int64.self)
+                message.deliveries.pending += try slices.decode(column: "pending", as: Int64.self)
+                message.deliveries.tokensRemoved += try slices.decode(column: "tokens_removed", as: Int64.self)
+                message.deliveries.tokensDeactivated += try slices.decode(column: "tokens_deactivated", as: Int64.self)
+            }
+            return message
         }
     }
 
@@ -82,7 +100,6 @@ public struct SQLMessageStore: MessageStore {
             errorMessage: try row.decode(column: "error_message", as: String?.self),
             dueAt: try timestamp("due_at"),
             occurrences: try row.decode(column: "occurrences", as: Int64.self),
-            cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
             deliveries: DeliveryCounts(
                 sent: try row.decode(column: "sent", as: Int64.self),
                 failed: try row.decode(column: "failed", as: Int64.self),

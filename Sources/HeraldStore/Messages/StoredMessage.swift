@@ -19,15 +19,13 @@ public struct StoredMessage: Sendable, Equatable {
     public var dueAt: Timestamp?
     /// Occurrences finished so far.
     public var occurrences: Int64
-    /// The fan-out's checkpoint in the current occurrence: every recipient with a key up to this one is done.
-    public var cursor: Int64
     public var deliveries: DeliveryCounts
     public var createdAt: Timestamp
 
     public init(id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
                 broadcast: PushBroadcast = .all, singlecast: [String]? = nil, content: PushContent?,
                 schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
-                dueAt: Timestamp?, occurrences: Int64 = 0, cursor: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
+                dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
                 createdAt: Timestamp) {
         self.id = id
         self.app = app
@@ -42,7 +40,6 @@ public struct StoredMessage: Sendable, Equatable {
         self.errorMessage = errorMessage
         self.dueAt = dueAt
         self.occurrences = occurrences
-        self.cursor = cursor
         self.deliveries = deliveries
         self.createdAt = createdAt
     }

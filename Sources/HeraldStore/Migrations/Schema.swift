@@ -4,7 +4,8 @@
 /// - fan-out pages a channel's live registrations by device key: `registrations (channel_id, device_id)` (unique);
 /// - the sweeper finds expired registrations: partial index `registrations (expires_at)` where it is set;
 /// - GET/DELETE of one device: `devices (app_id, device_id)` (unique), then `registrations (device_id)`;
-/// - the dispatcher finds due messages: partial index `messages (due_at)` over live ones.
+/// - the dispatcher finds due messages: partial index `messages (due_at)` over live ones;
+/// - claimable slices: `message_slices` holds only the slices of occurrences being sent (a few rows).
 enum Schema {
     static let migrations: [Migration] = [
         Migration(name: "0001_devices_channels_registrations") { dialect in
@@ -101,6 +102,43 @@ enum Schema {
                 )
                 """,
                 "CREATE INDEX messages_due ON messages (due_at) WHERE status IN ('scheduled', 'running')",
+            ]
+        },
+        Migration(name: "0004_message_slices") { _ in
+            [
+                // One row per slice of the occurrence being sent: a key range of the recipients (after_key,
+                // exclusive, to up_to_key, inclusive; NULL: no end), its checkpoint, the counts it has not
+                // yet folded into its message, and its own lease. Rows live only while an occurrence runs.
+                // The messages table's fanout_cursor and lease columns are no longer used.
+                """
+                CREATE TABLE message_slices (
+                    message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+                    slice INTEGER NOT NULL,
+                    after_key BIGINT NOT NULL,
+                    up_to_key BIGINT,
+                    fanout_cursor BIGINT NOT NULL,
+                    done BOOLEAN NOT NULL DEFAULT FALSE,
+                    sent BIGINT NOT NULL DEFAULT 0,
+                    failed BIGINT NOT NULL DEFAULT 0,
+                    pending BIGINT NOT NULL DEFAULT 0,
+                    tokens_removed BIGINT NOT NULL DEFAULT 0,
+                    tokens_deactivated BIGINT NOT NULL DEFAULT 0,
+                    lease_owner TEXT,
+                    lease_until BIGINT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (message_id, slice)
+                )
+                """,
+                // A message that was running when this migration ran goes on as one slice from its checkpoint.
+                """
+                INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, created_at, updated_at)
+                SELECT id, 0, 0, NULL, fanout_cursor, updated_at, updated_at FROM messages WHERE status = 'running'
+                """,
+                """
+                UPDATE messages SET lease_owner = NULL, lease_until = NULL, pending = 0, fanout_cursor = 0
+                WHERE lease_owner IS NOT NULL OR status = 'running'
+                """,
             ]
         },
     ]

@@ -8,6 +8,7 @@ extension SQLRegistrationStore {
                            now: Timestamp) async throws -> [Recipient] {
         guard !filter.systems.isEmpty, filter.devices?.isEmpty != true else { return [] }
         let systems: [any Encodable & Sendable] = filter.systems.map(\.rawValue)
+        let upTo = filter.upTo ?? Int64.max
         return try await backend.read { db in
             let rows: [any SQLRow]
             if let devices = filter.devices {
@@ -15,7 +16,7 @@ extension SQLRegistrationStore {
                 rows = try await db.raw("""
                     SELECT d.id AS device_key, d.device_id, d.device_token, d.os
                     FROM devices d
-                    WHERE d.app_id = \(bind: app) AND d.device_id IN (\(binds: ids)) AND d.id > \(bind: cursor)
+                    WHERE d.app_id = \(bind: app) AND d.device_id IN (\(binds: ids)) AND d.id > \(bind: cursor) AND d.id <= \(bind: upTo)
                       AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))
                       AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
                                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
@@ -27,7 +28,7 @@ extension SQLRegistrationStore {
                     SELECT r.device_id AS device_key, d.device_id, d.device_token, d.os
                     FROM registrations r JOIN devices d ON d.id = r.device_id
                     WHERE r.channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: filter.channel.rawValue))
-                      AND r.device_id > \(bind: cursor)
+                      AND r.device_id > \(bind: cursor) AND r.device_id <= \(bind: upTo)
                       AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
                       AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))
                     ORDER BY r.device_id

@@ -1,0 +1,179 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// How an occurrence is split into slices that several owners send together, run against every backend.
+@Suite struct MessageSliceTests {
+    let t0 = Fixture.t0
+    /// Three slices of ten for thirty devices.
+    let slicing = Slicing(maxSlices: 3, sliceSize: 10, graceMilliseconds: 1000)
+
+    func message(_ id: String = "message:1") throws -> StoredMessage {
+        StoredMessage(
+            id: id, app: "shop", channel: try Fixture.channel("news"), policy: .push, broadcast: [.ios, .osx],
+            content: PushContent(payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10, expiration: nil, collapseId: nil),
+            dueAt: t0, createdAt: t0)
+    }
+
+    /// `count` devices in channel "news" of app "shop".
+    func register(_ store: SQLRegistrationStore, _ count: Int) async throws {
+        for index in 0..<count {
+            _ = try await store.register(app: "shop", try Fixture.request("dev-\(index)", channels: ["news"]), now: t0)
+        }
+    }
+
+    /// The device ids a slice reaches.
+    func members(_ store: SQLRegistrationStore, _ slice: ClaimedSlice) async throws -> [String] {
+        try await store.recipients(
+            app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios], upTo: slice.upTo),
+            after: slice.cursor, limit: 1000, now: t0).map(\.deviceId)
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func slicesSplitTheRecipientsAndTheirCountsAddUpExactly(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            try await messages.insert(try message(), now: t0)
+            let lease = t0.adding(milliseconds: 10_000)
+            // One slice per message per claim, so each owner gets a share.
+            var claimed: [String: ClaimedSlice] = [:]
+            for owner in ["a", "b", "c"] {
+                let got = try await messages.claimSlices(owner: owner, now: t0, leaseUntil: lease, limit: 4, slicing: slicing)
+                #expect(got.count == 1, "\(owner) takes one slice")
+                claimed[owner] = got.first
+            }
+            #expect(try await messages.claimSlices(owner: "d", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).isEmpty)
+            #expect(Set(claimed.values.map(\.slice)) == [0, 1, 2])
+            var reached: [String] = []
+            for slice in claimed.values { reached += try await members(store, slice) }
+            #expect(reached.count == 30 && Set(reached).count == 30, "every device in exactly one slice")
+            // Each owner sends its slice; the message's counts are the sum; the last to finish ends it.
+            for (owner, slice) in claimed.sorted(by: { $0.key < $1.key }) {
+                let sent = Int64(try await members(store, slice).count)
+                let status = try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: slice.upTo, sent: sent - 1, failed: 1, pending: 0),
+                    owner: owner, now: t0, leaseUntil: lease)
+                #expect(status == .running)
+                #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: nil, pending: 0),
+                                                      owner: "intruder", now: t0, leaseUntil: lease) == nil, "only the owner writes")
+                try await messages.finishSlice(id: "message:1", slice: slice.slice, owner: owner, next: nil, failure: nil, now: t0)
+                let stored = try #require(try await messages.message(app: "shop", id: "message:1"))
+                #expect(stored.status == (owner == "c" ? .published : .running))
+            }
+            let done = try #require(try await messages.message(app: "shop", id: "message:1"))
+            #expect(done.deliveries == DeliveryCounts(sent: 27, failed: 3, pending: 0))
+            #expect(done.occurrences == 1)
+            #expect(try await messages.hasDue(now: t0) == false)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func anOwnerTakesMoreOfItsMessageOnlyAfterOthersHadTheirChance(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            try await messages.insert(try message(), now: t0)
+            let lease = t0.adding(milliseconds: 60_000)
+            #expect(try await messages.claimSlices(owner: "a", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).count == 1)
+            #expect(try await messages.claimSlices(owner: "a", now: t0.adding(milliseconds: 999), leaseUntil: lease, limit: 4,
+                                                   slicing: slicing, running: ["message:1"]).isEmpty,
+                    "within the grace the other slices wait for other instances")
+            let later = t0.adding(milliseconds: 1000)
+            #expect(try await messages.claimSlices(owner: "a", now: later, leaseUntil: lease, limit: 4,
+                                                   slicing: slicing, running: ["message:1"]).count == 1)
+            #expect(try await messages.claimSlices(owner: "a", now: later, leaseUntil: lease, limit: 4,
+                                                   slicing: slicing, running: ["message:1"]).count == 1)
+            #expect(try await messages.hasDue(now: later) == false, "all three slices are leased")
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aDeadOwnersSliceIsTakenOverFromItsCheckpointWithItsCountsKept(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            try await messages.insert(try message(), now: t0)
+            let a = try #require(try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000),
+                                                                 limit: 1, slicing: slicing).first)
+            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: a.cursor + 3, sent: 3, pending: 5),
+                                              owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000))
+            #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 5))
+            // a dies; once its lease has run out, b takes the slice over where a's checkpoint left it.
+            let later = t0.adding(milliseconds: 1001)
+            let taken = try await messages.claimSlices(owner: "b", now: later, leaseUntil: later.adding(milliseconds: 1000), limit: 3,
+                                                       slicing: slicing)
+            let resumed = try #require(taken.first { $0.slice == a.slice })
+            #expect(resumed.cursor == a.cursor + 3 && resumed.upTo == a.upTo)
+            #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 0),
+                    "the dead owner's pending count is dropped, its sent count kept")
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aFailureInOneSliceStopsTheOthersAndEveryCountEndsOnTheMessage(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            try await messages.insert(try message(), now: t0)
+            let lease = t0.adding(milliseconds: 1000)
+            let a = try #require(try await messages.claimSlices(owner: "a", now: t0, leaseUntil: lease, limit: 1, slicing: slicing).first)
+            let b = try #require(try await messages.claimSlices(owner: "b", now: t0, leaseUntil: lease, limit: 1, slicing: slicing).first)
+            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 4, pending: 2),
+                                              owner: "b", now: t0, leaseUntil: lease)
+            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: nil, failed: 1, pending: 0),
+                                              owner: "a", now: t0, leaseUntil: lease)
+            try await messages.finishSlice(id: "message:1", slice: a.slice, owner: "a", next: nil, failure: "credentials refused", now: t0)
+            #expect(try await messages.message(app: "shop", id: "message:1")?.status == .failed)
+            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 2, pending: 0),
+                                                  owner: "b", now: t0, leaseUntil: lease) == .failed, "b learns of the failure and stops")
+            try await messages.finishSlice(id: "message:1", slice: b.slice, owner: "b", next: nil, failure: nil, now: t0)
+            // The third slice was never claimed; the next claim folds it away and takes nothing.
+            #expect(try await messages.hasDue(now: t0))
+            #expect(try await messages.claimSlices(owner: "c", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).isEmpty)
+            #expect(try await messages.hasDue(now: t0) == false)
+            let failed = try #require(try await messages.message(app: "shop", id: "message:1"))
+            #expect(failed.deliveries == DeliveryCounts(sent: 6, failed: 1, pending: 0))
+            #expect(failed.errorMessage == "credentials refused" && failed.occurrences == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aSmallChannelOrASinglecastIsOneSlice(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 9)
+            try await messages.insert(try message("message:small"), now: t0)
+            var singlecast = try message("message:single")
+            singlecast.singlecast = ["dev-1", "dev-2"]
+            try await messages.insert(singlecast, now: t0)
+            let claimed = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10,
+                                                         slicing: Slicing(maxSlices: 8, sliceSize: 10))
+            #expect(claimed.count == 2)
+            #expect(claimed.allSatisfy { $0.slice == 0 && $0.upTo == nil })
+            #expect(try await messages.claimSlices(owner: "b", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10,
+                                                   slicing: Slicing(maxSlices: 8, sliceSize: 10)).count == 0)
+        }
+    }
+
+    /// On PostgreSQL leases and due times follow the database's clock: an instance whose own clock runs
+    /// an hour fast cannot take a slice another instance holds, so a skewed clock cannot send twice.
+    @Test(.enabled(if: StoreBackendKind.allCases.contains(.postgres)))
+    func onPostgreSQLASkewedInstanceClockCannotTakeALiveLease() async throws {
+        try await StoreBackendKind.postgres.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend)
+            let now = SystemClock().now
+            var due = try message()
+            due.dueAt = now
+            try await messages.insert(due, now: now)
+            let behind = now.adding(milliseconds: -3_600_000)
+            #expect(try await messages.hasDue(now: behind), "due by the database's clock, whatever the caller's says")
+            let claimed = try await messages.claim(owner: "a", now: behind, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [])
+            #expect(claimed.count == 1)
+            let ahead = now.adding(milliseconds: 3_600_000)
+            #expect(try await messages.hasDue(now: ahead) == false)
+            #expect(try await messages.claim(owner: "b", now: ahead, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: []).isEmpty,
+                    "an hour-fast clock does not make a's 30 s lease look expired")
+        }
+    }
+}
