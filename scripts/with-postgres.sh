@@ -32,11 +32,26 @@ trap cleanup EXIT
 
 "${AS[@]}" "$PGBIN/initdb" -D "$DATA/db" -U herald --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$DATA/initdb.log" 2>&1 \
   || { cat "$DATA/initdb.log" >&2; exit 2; }
-"${AS[@]}" "$PGBIN/pg_ctl" -D "$DATA/db" -l "$DATA/server.log" -w -t 60 start \
-  -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$DATA -c fsync=on -c synchronous_commit=on -c max_connections=400 -c shared_buffers=256MB" \
+OPTIONS="-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$DATA -c fsync=on -c synchronous_commit=on -c max_connections=400 -c shared_buffers=256MB"
+"${AS[@]}" "$PGBIN/pg_ctl" -D "$DATA/db" -l "$DATA/server.log" -w -t 60 start -o "$OPTIONS" \
   >/dev/null || { cat "$DATA/server.log" >&2; exit 2; }
 
 export HERALD_TEST_POSTGRES_URL="postgres://herald@127.0.0.1:$PORT/postgres?sslmode=disable"
+# For the tests that take the server away mid-run: `$HERALD_TEST_POSTGRES_CTL stop|start`.
+cat >"$DATA/ctl.sh" <<CTL
+#!/usr/bin/env bash
+set -euo pipefail
+# The server must not inherit the caller's descriptors (a test runner's pipes would stay open in it).
+for fd in /proc/\$\$/fd/*; do n=\${fd##*/}; if [ "\$n" -gt 2 ] 2>/dev/null; then eval "exec \$n>&-" 2>/dev/null || true; fi; done
+exec </dev/null >/dev/null 2>&1
+case "\$1" in
+  stop) ${AS[*]} "$PGBIN/pg_ctl" -D "$DATA/db" -m fast -w stop >/dev/null ;;
+  start) ${AS[*]} "$PGBIN/pg_ctl" -D "$DATA/db" -l "$DATA/server.log" -w -t 60 start -o "$OPTIONS" >/dev/null ;;
+  *) echo "usage: \$0 stop|start" >&2; exit 2 ;;
+esac
+CTL
+chmod +x "$DATA/ctl.sh"
+export HERALD_TEST_POSTGRES_CTL="$DATA/ctl.sh"
 echo "with-postgres: PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (data in $DATA)" >&2
 set +e
 "$@"

@@ -16,7 +16,9 @@ struct Sweep: AsyncParsableCommand {
                 do {
                     return try await Sweeper(store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
                                              batchSize: configuration.sweeper.batchSize, logger: makeLogger())
-                        .sweep(trigger: "cli")
+                        .sweep(trigger: "cli", onWait: {
+                            FileHandle.standardError.write(Data("herald: another Herald is sweeping this database; waiting for it to finish\n".utf8))
+                        })
                 } catch {
                     throw StartupError("sweep failed: \(error)")
                 }

@@ -39,6 +39,9 @@ struct FanOut: Sendable {
         var abort: String?
         var halt: Ending?
         var error: (any Error)?
+        /// A checkpoint whose write failed: the next write carries it too, so its pages' counts are never
+        /// skipped by a later cursor.
+        var unwritten: FanOutCheckpoint?
         var lastFailure: String?
     }
 
@@ -97,7 +100,7 @@ struct FanOut: Sendable {
             }
             return ending
         }
-        if ending != .leaseLost { await checkpoint(state, force: true) }
+        if ending != .leaseLost { await finalCheckpoint(state) }
         if let error = state.withLock({ $0.error }) { throw StoreFailure(underlying: error) }
         if let failure = state.withLock({ $0.lastFailure }) {
             logger.debug("some sends failed", metadata: ["herald.reason": "\(failure)"])
@@ -187,12 +190,17 @@ struct FanOut: Sendable {
     }
 
     /// Writes a checkpoint if there is one to write (only the writer task and, after it, `run` call this).
+    /// A checkpoint whose write failed is kept and merged into the next one, so that a later cursor never
+    /// passes pages whose counts were not written.
     private func checkpoint(_ state: Shared, force: Bool) async {
-        guard let checkpoint = state.withLock({ $0.progress.takeCheckpoint(force: force) }) else { return }
+        guard let checkpoint = state.withLock({ state -> FanOutCheckpoint? in
+            let taken = state.progress.takeCheckpoint(force: force || state.unwritten != nil)
+            defer { state.unwritten = nil }
+            return FanOutCheckpoint.merging(state.unwritten, taken)
+        }) else { return }
         do {
-            let now = clock.now
             let status = try await messages.checkpoint(
-                checkpoint, owner: owner, now: now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
+                checkpoint, owner: owner, now: clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
             state.withLock { state in
                 switch status {
                 case nil: if state.halt == nil { state.halt = .leaseLost }
@@ -202,9 +210,26 @@ struct FanOut: Sendable {
                 }
             }
         } catch {
-            // The progress taken is lost to the database; the run stops and the lease expires, so the
-            // message resumes from the last checkpoint that was written (at least once, as after a crash).
-            state.withLock { if $0.error == nil { $0.error = error } }
+            // The run stops sending; the checkpoint is kept for the next write (the final one retries it).
+            state.withLock { state in
+                state.unwritten = checkpoint
+                if state.error == nil { state.error = error }
+            }
+        }
+    }
+
+    /// The last checkpoint of a run. When earlier writes failed (the database went away), it is retried
+    /// for up to half a lease: once it lands, everything this run sent is counted, and when the lease runs
+    /// out the slice resumes after it, so nothing is sent twice. If it never lands, the slice resumes from
+    /// the last checkpoint that was written (those pages are sent again, as after a crash).
+    private func finalCheckpoint(_ state: Shared) async {
+        await checkpoint(state, force: true)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(settings.leaseSeconds * 500))
+        var delay = Duration.milliseconds(100)
+        while state.withLock({ $0.unwritten != nil }), ContinuousClock.now + delay < deadline {
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(1))
+            await checkpoint(state, force: true)
         }
     }
 

@@ -4,6 +4,11 @@ import HeraldStore
 import Logging
 import Metrics
 
+/// A sweep that waited for the lock did not get it (cannot happen with a blocking lock; reported, not ignored).
+struct SweepNotRun: Error, CustomStringConvertible {
+    var description: String { "the sweep could not take the sweeper lock" }
+}
+
 /// One sweep: deletes expired registrations in batches of `batchSize`, one transaction each,
 /// so a large sweep never holds the write lock for long and registrations keep flowing between batches.
 ///
@@ -34,8 +39,31 @@ public struct Sweeper: Sendable {
         self.logger = logger
     }
 
-    /// Sweeps everything that has expired by the clock's `now` at the start of the sweep.
-    public func sweep(trigger: String) async throws -> Report {
+    /// Sweeps everything that has expired by the clock's `now` at the start of the sweep, as the only
+    /// sweep on the database: if another instance (or `herald sweep`) is sweeping, `onWait` is called and
+    /// this one waits for it to finish first.
+    public func sweep(trigger: String, onWait: @Sendable () -> Void = {}) async throws -> Report {
+        if let report = try await store.exclusiveSweep(wait: false, { try await sweepNow(trigger: trigger) }) { return report }
+        onWait()
+        logger.info("another sweep is running on this database; waiting for it", metadata: ["herald.sweep.trigger": "\(trigger)"])
+        guard let report = try await store.exclusiveSweep(wait: true, { try await sweepNow(trigger: trigger) }) else {
+            throw SweepNotRun()
+        }
+        return report
+    }
+
+    /// The timer's sweep: runs only when no other sweep is running and no instance sharing the database
+    /// has swept within most of `intervalSeconds`, so several instances sweep once per interval between
+    /// them. nil when it skipped.
+    public func sweepIfDue(intervalSeconds: Double) async throws -> Report? {
+        let turn = Int64(intervalSeconds * 0.8 * 1000)
+        return try await store.exclusiveSweep(wait: false) { () async throws -> Report? in
+            guard try await store.takeSweepTurn(intervalMilliseconds: turn, now: clock.now) else { return nil }
+            return try await sweepNow(trigger: "timer")
+        } ?? nil
+    }
+
+    private func sweepNow(trigger: String) async throws -> Report {
         let start = DispatchTime.now().uptimeNanoseconds
         let now = clock.now
         var removed = 0

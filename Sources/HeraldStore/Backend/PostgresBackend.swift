@@ -4,6 +4,7 @@ import PostgresKit
 import PostgresNIO
 import SQLKit
 import ServiceLifecycle
+import Synchronization
 
 /// The shared backend: a PostgreSQL database that several Herald instances use at once.
 ///
@@ -80,7 +81,7 @@ public final class PostgresBackend: SQLBackend, Service {
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
-            return try await client.withConnection { connection in
+            return try await withLeasedConnection { connection in
                 try await body(connection.sql(queryLogLevel: nil))
             }
         } catch {
@@ -92,7 +93,7 @@ public final class PostgresBackend: SQLBackend, Service {
         var attempt = 1
         while true {
             do {
-                return try await client.withConnection { connection in
+                return try await withLeasedConnection { connection in
                     let sql = connection.sql(queryLogLevel: nil)
                     try await sql.raw("BEGIN").run()
                     do {
@@ -114,12 +115,138 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
+    /// How long a caller waits for a pooled connection before the database counts as unavailable. While
+    /// PostgreSQL is down the pool keeps trying to connect and queues requests; without this bound a
+    /// request would wait for the pool's circuit breaker (a minute) instead of answering 503.
+    static let leaseTimeout: Duration = .seconds(5)
+
+    /// Runs `body` on a pooled connection. Only waiting for the connection is bounded: once `body` has
+    /// started it runs to its end, so a write is never reported failed after it committed.
+    func withLeasedConnection<T: Sendable>(bounded: Bool = true,
+                                           _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let state = LeaseState()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                do {
+                    return try await self.client.withConnection { connection in
+                        guard state.take(LeaseState.leased)
+                        else { throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)") }
+                        guard bounded else { return try await body(connection) }
+                        return try await Self.withDeadline(Self.operationTimeout, onTimeout: { try? await connection.close() }) {
+                            try await body(connection)
+                        }
+                    }
+                } catch where !state.isLeased {
+                    // Failed before a connection was had (pool shut down, connection attempts failing).
+                    throw StoreUnavailable(reason: Self.explain(error))
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.leaseTimeout)
+                guard state.take(LeaseState.timedOut)
+                else { return nil }
+                throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)")
+            }
+            while let next = try await group.next() {
+                if let value = next {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw StoreUnavailable(reason: "the database connection ended without an answer")
+        }
+    }
+
+    /// How long one read or write may take once it has its connection. Herald's statements take
+    /// milliseconds; this only ends the wait for an answer that will never come. Seen in tests: when
+    /// PostgreSQL was stopped while a query was in flight, PostgresNIO (1.33) sometimes never completed
+    /// that query, and the fan-out waiting for it, and so the instance's shutdown, hung for ever.
+    static let operationTimeout: Duration = .seconds(30)
+
+    /// Runs `operation`, but stops waiting for it after `timeout`: then `onTimeout` runs (it closes the
+    /// connection, which fails whatever PostgresNIO still has pending on it) and this throws
+    /// `StoreUnavailable`. The operation runs in a task of its own, not a child: a child that never ends
+    /// would keep its parent waiting, which is the very hang this guards against. What the abandoned
+    /// operation did is decided by PostgreSQL (a transaction whose connection is gone is rolled back).
+    static func withDeadline<T: Sendable>(_ timeout: Duration, onTimeout: @escaping @Sendable () async -> Void,
+                                          _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = Outcome<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            outcome.wait(continuation)
+            let work = Task {
+                do { outcome.finish(.success(try await operation())) } catch { outcome.finish(.failure(error)) }
+            }
+            let watchdog = Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                if outcome.finish(.failure(StoreUnavailable(reason: "no answer from the database within \(timeout)"))) {
+                    await onTimeout()
+                }
+            }
+            outcome.onFinish { watchdog.cancel(); _ = work }
+        }
+    }
+
+    /// The one result of `withDeadline`: whichever of the operation and the watchdog finishes first.
+    final class Outcome<T: Sendable>: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<T, any Error>?
+            var result: Result<T, any Error>?
+            var onFinish: (@Sendable () -> Void)?
+        }
+        private let state = Mutex(State())
+
+        func wait(_ continuation: CheckedContinuation<T, any Error>) {
+            state.withLock { $0.continuation = continuation }
+        }
+
+        /// Called once the tasks exist; runs at once if the result is in already.
+        func onFinish(_ action: @escaping @Sendable () -> Void) {
+            let finished = state.withLock { state -> Bool in
+                if state.result != nil { return true }
+                state.onFinish = action
+                return false
+            }
+            if finished { action() }
+        }
+
+        /// Delivers `result` unless one was delivered already; true when this call delivered it.
+        @discardableResult
+        func finish(_ result: Result<T, any Error>) -> Bool {
+            let (continuation, action) = state.withLock { state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
+                guard state.result == nil else { return (nil, nil) }
+                state.result = result
+                defer { state.continuation = nil; state.onFinish = nil }
+                return (state.continuation, state.onFinish)
+            }
+            guard let continuation else { return false }
+            continuation.resume(with: result)
+            action?()
+            return true
+        }
+    }
+
+    /// Who decided first: the connection arriving, or the timeout (one atomic, so exactly one wins).
+    final class LeaseState: Sendable {
+        static let waiting = 0
+        static let leased = 1
+        static let timedOut = 2
+        private let value = Atomic<Int>(LeaseState.waiting)
+
+        /// Moves from waiting to `outcome`; false when the other side got there first.
+        func take(_ outcome: Int) -> Bool {
+            value.compareExchange(expected: Self.waiting, desired: outcome, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        var isLeased: Bool { value.load(ordering: .acquiring) == Self.leased }
+    }
+
     /// Runs `body` while holding a session-level advisory lock on a connection of its own, or returns
     /// nil without running it when `wait` is false and another session holds the lock. The lock goes
     /// with the session if the process dies.
-    public func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T? {
+    public func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
         do {
-            return try await client.withConnection { connection -> T? in
+            // Not bounded: the body is a whole sweep, which may take minutes.
+            return try await withLeasedConnection(bounded: false) { connection -> T? in
                 let sql = connection.sql(queryLogLevel: nil)
                 if wait {
                     try await sql.raw("SELECT pg_advisory_lock(\(bind: lock.key))").run()
@@ -169,7 +296,8 @@ public final class PostgresBackend: SQLBackend, Service {
     }
 
     static func translate(_ error: any Error) -> any Error {
-        isUnavailable(error) ? StoreUnavailable(reason: explain(error)) : error
+        if error is StoreUnavailable { return error }
+        return isUnavailable(error) ? StoreUnavailable(reason: explain(error)) : error
     }
 
     /// A short, secret-free account of a PostgreSQL failure for an operator.

@@ -17,7 +17,7 @@ public protocol SQLBackend: Sendable {
 
     /// Runs `body` while this process holds `lock` against every other process using the database.
     /// With `wait` false, returns nil at once (without running `body`) when another process holds it.
-    func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T?
+    func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T?
 
     /// Closes every connection. The backend cannot be used afterwards.
     func close() async throws

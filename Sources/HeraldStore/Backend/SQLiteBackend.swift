@@ -108,7 +108,7 @@ public final class SQLiteBackend: SQLBackend {
 
     /// One server uses a SQLite file, and a second process (`herald sweep`) waits on the file's write
     /// lock batch by batch, so there is nothing to exclude: `body` runs at once.
-    public func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @Sendable () async throws -> T) async throws -> T? {
+    public func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
         try await body()
     }
 

@@ -109,6 +109,22 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     }
 }
 
+extension FanOutCheckpoint {
+    /// One checkpoint that records `earlier` and then `later` (either may be nil): counts and token hygiene
+    /// add up, the cursor is the later one's if it moved, the pending count is the later one's.
+    public static func merging(_ earlier: FanOutCheckpoint?, _ later: FanOutCheckpoint?) -> FanOutCheckpoint? {
+        guard var merged = earlier else { return later }
+        guard let later else { return merged }
+        merged.cursor = later.cursor ?? merged.cursor
+        merged.sent += later.sent
+        merged.failed += later.failed
+        merged.pending = later.pending
+        merged.remove += later.remove
+        merged.deactivate += later.deactivate
+        return merged
+    }
+}
+
 /// Remove a device whose token APNs says is gone, unless it registered again since.
 public struct TokenRemoval: Sendable, Equatable {
     public var deviceKey: Int64

@@ -40,6 +40,14 @@ public protocol RegistrationStore: Sendable {
     /// registrations it removed.
     func deleteExpired(_ keys: [Int64], now: Timestamp) async throws -> Int
 
+    /// Runs `body` as the only sweep on the database: instances sharing it (and `herald sweep`) take turns.
+    /// With `wait` false, returns nil at once without running `body` when another sweep holds the turn.
+    func exclusiveSweep<T: Sendable>(wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T?
+
+    /// Takes the periodic sweep's turn unless it was taken less than `intervalMilliseconds` ago (by any
+    /// instance, by the database's clock on PostgreSQL). True: this caller sweeps now.
+    func takeSweepTurn(intervalMilliseconds: Int64, now: Timestamp) async throws -> Bool
+
     /// The app's stored API keys (the generated demo app's keys live here).
     func storedKeys(app: String) async throws -> [APIKey]
 

@@ -39,6 +39,24 @@ extension SQLRegistrationStore {
 }
 
 extension SQLRegistrationStore {
+    public func exclusiveSweep<T: Sendable>(wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await backend.withLock(.sweeper, wait: wait, body)
+    }
+
+    public func takeSweepTurn(intervalMilliseconds: Int64, now: Timestamp) async throws -> Bool {
+        try await backend.write { db in
+            let now = backend.leaseClock.now(now, StoreDialect(db))
+            try await db.raw("""
+                INSERT INTO herald_turns (name, last_run_at) VALUES ('sweeper', 0) ON CONFLICT (name) DO NOTHING
+                """).run()
+            return try await db.raw("""
+                UPDATE herald_turns SET last_run_at = \(now)
+                WHERE name = 'sweeper' AND last_run_at <= \(now) - \(bind: intervalMilliseconds)
+                RETURNING name
+                """).first() != nil
+        }
+    }
+
     /// Deletes those of `devices` that have no registration left. The rows are locked first (PostgreSQL),
     /// so the NOT EXISTS runs on a snapshot that includes any register of the same device that committed
     /// meanwhile (see `StoreDialect.lockDevices`).

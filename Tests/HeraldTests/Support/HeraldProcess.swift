@@ -25,12 +25,13 @@ final class HeraldProcess: Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
     }
 
-    init(_ arguments: [String], directory: URL? = nil) throws {
+    init(_ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+            .merging(environment) { _, given in given }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
