@@ -16,21 +16,24 @@ mkdir -p "$WORK"
 # remove_db FILE: deletes a SQLite file with its WAL and shared-memory files.
 remove_db() { rm -f "$1" "$1-wal" "$1-shm"; }
 
-# write_config FILE DBFILE: the server configuration for one run (sweeper timer off).
+# db_url DB: a database URL as given (postgres://…, sqlite://…), or a SQLite file path as a sqlite:// URL.
+db_url() { case $1 in *://*) echo "$1" ;; *) echo "sqlite://$1" ;; esac; }
+
+# write_config FILE DB: the server configuration for one run (sweeper timer off).
 write_config() {
     cat >"$1" <<JSON
 {"http":{"host":"$HOST","port":$PORT},
- "database":{"url":"sqlite://$2"},
+ "database":{"url":"$(db_url "$2")"},
  "sweeper":{"intervalSeconds":0,"batchSize":1000},
  "apps":[{"id":"bench","keys":[{"key":"k-client","role":"client"},{"key":"k-admin","role":"admin"}]}]}
 JSON
 }
 
-# start_server DBFILE: starts `herald serve` on DBFILE and waits (30 s at most) until it listens.
+# start_server DB: starts `herald serve` on DB (a SQLite file or a URL) and waits (30 s at most) until it listens.
 start_server() {
     local db=$1 config="$WORK/config.json" log="$WORK/server.log"
     write_config "$config" "$db"
-    "$HERALD" serve --config "$config" --host "$HOST" --port "$PORT" --database "sqlite://$db" >"$log" 2>&1 &
+    "$HERALD" serve --config "$config" --host "$HOST" --port "$PORT" --database "$(db_url "$db")" >"$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 300); do
         if grep -q "Herald listening" "$log"; then return 0; fi

@@ -26,7 +26,7 @@ struct HeraldBench: AsyncParsableCommand {
 
 /// The database flag every subcommand takes.
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .long, help: "SQLite file to use (a plain path or sqlite:///path).")
+    @Option(name: .long, help: "The database: a SQLite file (a plain path or sqlite:///path) or a postgres:// URL.")
     var database: String
 
     var url: DatabaseURL {

@@ -42,6 +42,15 @@ struct Populator {
             progress(range.upperBound)
             statements = await next
         }
+        // PostgreSQL's identity columns do not see explicit ids: move them past the rows written, so a
+        // device or registration Herald inserts later does not collide with one of these.
+        try await backend.write { db in
+            guard db.dialect.name == "postgresql" else { return }
+            for table in ["devices", "channels", "registrations"] {
+                try await db.raw(SQLQueryString(
+                    "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM \(table)), false)")).run()
+            }
+        }
     }
 
     /// Runs `statements` in one durable transaction.

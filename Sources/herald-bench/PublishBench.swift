@@ -35,6 +35,9 @@ struct PublishBench: AsyncParsableCommand {
     @Option(help: "Publishes to a one-device channel, for the latency to the first APNs request.")
     var latencySamples = 200
 
+    @Option(help: "Herald instances on the database (PostgreSQL shares a fan-out between them); publishes go to the first.")
+    var instances = 1
+
     @Option(help: "HTTP/2 connections to the mock, and streams per connection (the app's apns settings).")
     var connections = 2
     @Option var streams = 500
@@ -46,16 +49,25 @@ struct PublishBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let config = scratch.appendingPathComponent("herald.json")
         try configuration(mock: mock).write(to: config, atomically: true, encoding: .utf8)
-        let server = try BenchServer(binary: herald, arguments: ["serve", "--config", config.path, "--port", "0",
-                                                                 "--database", database.database])
-        defer { server.stop() }
-        let base = try await server.waitUntilListening()
-        let idle = server.residentKiB()
-        print("herald pid \(server.pid) listening on \(base.absoluteString), RSS at rest \(idle / 1024) MiB")
+        var servers: [BenchServer] = []
+        defer { for server in servers { server.stop() } }
+        var base: URL?
+        for _ in 0..<max(1, instances) {
+            let server = try BenchServer(binary: herald, arguments: ["serve", "--config", config.path, "--port", "0",
+                                                                     "--database", database.database])
+            servers.append(server)
+            let url = try await server.waitUntilListening()
+            base = base ?? url
+            print("herald pid \(server.pid) listening on \(url.absoluteString), RSS at rest \(server.residentKiB() / 1024) MiB")
+        }
+        guard let base else { return }
+        let idle = servers.map { $0.residentKiB() }
 
         try await latency(base: base, mock: mock)
-        let devices = try await fanOut(base: base, mock: mock, server: server)
-        print("peak RSS over the run (VmHWM): \(server.peakKiB() / 1024) MiB; at rest before: \(idle / 1024) MiB; channel \(devices) devices")
+        let devices = try await fanOut(base: base, mock: mock, servers: servers)
+        for (index, server) in servers.enumerated() {
+            print("instance \(index + 1): peak RSS over the run (VmHWM) \(server.peakKiB() / 1024) MiB; at rest before: \(idle[index] / 1024) MiB; channel \(devices) devices")
+        }
         try await mock.shutdown()
     }
 
@@ -104,10 +116,11 @@ struct PublishBench: AsyncParsableCommand {
     }
 
     /// Publish to the big channel `rounds` times; each round ends when the mock has accepted every device.
-    func fanOut(base: URL, mock: APNsMock, server: BenchServer) async throws -> Int {
+    func fanOut(base: URL, mock: APNsMock, servers: [BenchServer]) async throws -> Int {
         var devices = 0
         for round in 1...rounds {
             let accepted = mock.stats().accepted
+            let cpuBefore = servers.map { $0.cpuSeconds() }
             let start = ContinuousClock.now
             let answer = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
                                                   json: #"{"message": "bench", "headers": {"ios-alert-title": "Herald"}}"#)
@@ -117,7 +130,7 @@ struct PublishBench: AsyncParsableCommand {
             var peak = 0
             var status = JSONValue.null
             while true {
-                peak = max(peak, server.residentKiB())
+                peak = max(peak, servers.map { $0.residentKiB() }.max() ?? 0)
                 let reply = try await BenchHTTP.send("GET", base.appendingPathComponent("\(app)/k-server/messaging/\(id)"))
                 status = try JSONValue.parse(Array(reply.body.utf8))
                 if status.field("status") != .string("scheduled") { break }
@@ -132,8 +145,10 @@ struct PublishBench: AsyncParsableCommand {
                 if case .integer(let value)? = status.field("deliveries")?.field(name) { return String(value) }
                 return "?"
             }
+            let cores = zip(servers, cpuBefore).map { format(($0.cpuSeconds() - $1) / seconds, 2) }
             print("round \(round): \(delivered) notifications accepted in \(format(seconds, 2)) s = \(Int(Double(delivered) / seconds))/s; "
-                  + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB")
+                  + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB; "
+                  + "server CPU (cores) \(cores.joined(separator: " + "))")
         }
         return devices
     }
@@ -190,6 +205,15 @@ final class BenchServer: @unchecked Sendable {
     }
 
     func residentKiB() -> Int { status("VmRSS") }
+
+    /// User + system CPU time so far, from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s).
+    func cpuSeconds() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / 100
+    }
     func peakKiB() -> Int { status("VmHWM") }
 
     func stop() {

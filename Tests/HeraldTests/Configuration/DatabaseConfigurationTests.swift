@@ -1,0 +1,66 @@
+import Foundation
+import Herald
+import HeraldStore
+import Testing
+
+/// `database.*` for PostgreSQL: the URL's parts, the password kept out of it, and clear refusals.
+@Suite struct DatabaseConfigurationTests {
+    func load(_ json: String, environment: [String: String] = [:]) throws -> DatabaseURL {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try ConfigurationLoader.load(file: path, environment: environment).database
+    }
+
+    @Test func aPostgresURLIsReadWithItsPartsAndDefaults() throws {
+        let url = try DatabaseURL(parsing: "postgres://herald:s3cret@db.internal:6543/push?sslmode=require&poolSize=32")
+        #expect(url == .postgres(PostgresLocation(host: "db.internal", port: 6543, username: "herald", password: "s3cret",
+                                                  database: "push", sslMode: .require, poolSize: 32)))
+        #expect(url.isSingleServer == false)
+        #expect("\(url)" == "postgres://herald:***@db.internal:6543/push", "the password is never shown")
+        let plain = try DatabaseURL(parsing: "postgresql://herald@localhost/herald")
+        #expect(plain == .postgres(PostgresLocation(host: "localhost", username: "herald", database: "herald")))
+        #expect(DatabaseURL.sqliteMemory.isSingleServer)
+    }
+
+    @Test(arguments: [
+        ("postgres://localhost/herald", "names no user"),
+        ("postgres://herald@localhost", "names no database"),
+        ("postgres://herald@localhost/herald?sslmode=maybe", "sslmode must be one of disable, prefer, require, verify-full"),
+        ("postgres://herald@localhost/herald?timeout=3", "unknown parameter 'timeout'"),
+        ("postgres://herald:pw@localhost:99999/herald", "port 99999 is not a port number"),
+    ])
+    func aBadPostgresURLIsRefusedWithoutShowingThePassword(_ text: String, _ reason: String) {
+        do {
+            _ = try DatabaseURL(parsing: text)
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect(error.description.contains(reason), "\(error.description)")
+            #expect(!error.description.contains(":pw@"), "\(error.description)")
+        }
+    }
+
+    @Test func thePasswordComesFromTheEnvironmentOrAFileAndThePoolSizeFromItsSetting() throws {
+        let json = #"{"database": {"url": "postgres://herald@db/herald", "poolSize": 4}}"#
+        let fromEnvironment = try load(json, environment: ["HERALD_DATABASE_PASSWORD": "from-env"])
+        #expect(fromEnvironment == .postgres(PostgresLocation(host: "db", username: "herald", password: "from-env", database: "herald", poolSize: 4)))
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("herald-pw-\(UUID().uuidString)").path
+        try "from-file\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: secret) }
+        let fromFile = try load(#"{"database": {"url": "postgres://herald@db/herald", "passwordFile": "\#(secret)"}}"#)
+        guard case .postgres(let location) = fromFile else { Issue.record("not postgres"); return }
+        #expect(location.password == "from-file")
+        let inURL = try load(#"{"database": {"url": "postgres://herald:in-url@db/herald"}}"#, environment: ["HERALD_DATABASE_PASSWORD": "env"])
+        guard case .postgres(let kept) = inURL else { Issue.record("not postgres"); return }
+        #expect(kept.password == "in-url", "a password in the URL wins")
+    }
+
+    @Test func aMissingPasswordFileOrABadPoolSizeIsOneClearLine() throws {
+        #expect(throws: ConfigurationError.self) {
+            _ = try load(#"{"database": {"url": "postgres://herald@db/herald", "passwordFile": "/nonexistent/pw"}}"#)
+        }
+        #expect(throws: ConfigurationError.self) {
+            _ = try load(#"{"database": {"url": "postgres://herald@db/herald", "poolSize": 0}}"#)
+        }
+    }
+}
