@@ -45,6 +45,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // libcurl with typed C shims for its variadic calls; nothing but HeraldAPNs imports it.

@@ -75,7 +75,8 @@ public enum ConfigurationLoader {
         }
         guard case .postgres(var location) = url else { return url }
         if let size = try settings.integer("database.poolSize") {
-            guard (1...1000).contains(size) else { throw ConfigurationError("configuration: database.poolSize must be between 1 and 1000") }
+            // Two at least: a sweep holds one connection for its lock and works on another.
+            guard (2...1000).contains(size) else { throw ConfigurationError("configuration: database.poolSize must be between 2 and 1000") }
             location.poolSize = size
         }
         if location.password == nil {

@@ -146,7 +146,7 @@ public final class Dispatcher: Service {
             case .leaseLost, .stopped:
                 break
             }
-            logger.info("message occurrence ended", metadata: [
+            logger.info("message slice ended", metadata: [
                 "herald.ending": "\(ending)", "herald.seconds": "\((ContinuousClock.now - started).components.seconds)",
             ])
         } catch {

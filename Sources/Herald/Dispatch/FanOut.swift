@@ -226,7 +226,7 @@ struct FanOut: Sendable {
         await checkpoint(state, force: true)
         let deadline = ContinuousClock.now + .milliseconds(Int64(settings.leaseSeconds * 500))
         var delay = Duration.milliseconds(100)
-        while state.withLock({ $0.unwritten != nil }), ContinuousClock.now + delay < deadline {
+        while state.withLock({ $0.unwritten != nil }), ContinuousClock.now + delay < deadline, !Task.isCancelled {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(1))
             await checkpoint(state, force: true)

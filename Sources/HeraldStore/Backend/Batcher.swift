@@ -1,12 +1,15 @@
+import DequeModule
 import Synchronization
 
 /// Turns concurrent single calls into batches, without a background task.
 ///
-/// Whoever submits while no batch is running becomes the leader: it processes its own input plus
-/// every input queued behind it (up to `maxBatch`) in one call of `process`, delivers the others'
-/// results, and, when more inputs wait, passes leadership to the oldest waiter, so no caller serves
-/// the others for ever. The others wait on a promise. Under no load a batch is one input and costs
-/// nothing extra; under load, batches grow by themselves to what `process` can absorb.
+/// Whoever submits while fewer than `maxLeaders` batches are running becomes a leader: it processes
+/// its own input plus the inputs queued before it (up to `maxBatch` in all) in one call of `process`,
+/// delivers the others' results, and, when more inputs wait, passes leadership to the oldest waiter,
+/// so no caller serves the others for ever. The others wait on a promise. Under no load a batch is one
+/// input and costs nothing extra; under load, batches grow by themselves to what `process` can absorb.
+/// One leader suits a backend with one writer (SQLite); a pool of connections (PostgreSQL) takes
+/// several batches at once, each its own transaction.
 final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
     /// Processes a batch; returns exactly one result per input, in order.
     typealias Process = @Sendable ([Input]) async -> [Result<Output, any Error>]
@@ -23,27 +26,32 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
     }
 
     private struct State {
-        var queue: [Job] = []
-        var leaderActive = false
+        /// Inputs waiting for a leader to take them (leaders themselves are never in it).
+        var queue: Deque<Job> = []
+        var leaders = 0
     }
 
     private let maxBatch: Int
+    private let maxLeaders: Int
     private let process: Process
     private let state = Mutex(State())
 
-    init(maxBatch: Int, process: @escaping Process) {
-        precondition(maxBatch > 0)
+    init(maxBatch: Int, maxLeaders: Int = 1, process: @escaping Process) {
+        precondition(maxBatch > 0 && maxLeaders > 0)
         self.maxBatch = maxBatch
+        self.maxLeaders = maxLeaders
         self.process = process
     }
 
     func submit(_ input: Input) async throws -> Output {
         let job = Job(input: input, promise: Promise())
         let leads = state.withLock { state in
+            if state.leaders < maxLeaders {
+                state.leaders += 1
+                return true
+            }
             state.queue.append(job)
-            if state.leaderActive { return false }
-            state.leaderActive = true
-            return true
+            return false
         }
         switch leads ? .lead : await job.promise.value {
         case .finished(let result): return try result.get()
@@ -54,12 +62,11 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
     /// Processes one batch that starts with `own`, delivers the others' results, then hands leadership
     /// on (or gives it up when nothing waits). Returns `own`'s result.
     private func lead(own: Job) async -> Result<Output, any Error> {
-        let batch = state.withLock { state in
-            let count = min(state.queue.count, maxBatch)
+        let batch = [own] + state.withLock { state in
+            let count = min(state.queue.count, maxBatch - 1)
             defer { state.queue.removeFirst(count) }
             return Array(state.queue.prefix(count))
         }
-        precondition(batch.first?.promise === own.promise, "the leader's job heads its batch")
         // The batch runs in a task of its own, not the leader's: a leader whose task is cancelled (a
         // fan-out stopping, a request torn down) would otherwise throw CancellationError out of the
         // database calls half-way, and even its ROLLBACK would be refused, leaving the one write
@@ -69,9 +76,13 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
         let results = await Task { await process(inputs) }.value
         precondition(results.count == batch.count, "one result per input")
         for (job, result) in zip(batch, results).dropFirst() { job.promise.fulfill(.finished(result)) }
+        // The next leader leaves the queue here, under the lock, so no other leader takes it into a batch.
         let next: Job? = state.withLock { state in
-            if state.queue.isEmpty { state.leaderActive = false }
-            return state.queue.first
+            if state.queue.isEmpty {
+                state.leaders -= 1
+                return nil
+            }
+            return state.queue.removeFirst()
         }
         next?.promise.fulfill(.lead)
         return results[0]

@@ -122,7 +122,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 }
                 sslMode = mode
             case "poolSize", "pool_size":
-                guard let size = item.value.flatMap(Int.init), (1...1000).contains(size) else { throw invalid("poolSize must be 1 to 1000") }
+                guard let size = item.value.flatMap(Int.init), (2...1000).contains(size) else { throw invalid("poolSize must be 2 to 1000") }
                 poolSize = size
             default:
                 throw invalid("unknown parameter '\(item.name)' (Herald knows sslmode and poolSize)")

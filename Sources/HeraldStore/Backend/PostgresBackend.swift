@@ -120,8 +120,9 @@ public final class PostgresBackend: SQLBackend, Service {
     /// request would wait for the pool's circuit breaker (a minute) instead of answering 503.
     static let leaseTimeout: Duration = .seconds(5)
 
-    /// Runs `body` on a pooled connection. Only waiting for the connection is bounded: once `body` has
-    /// started it runs to its end, so a write is never reported failed after it committed.
+    /// Runs `body` on a pooled connection. Waiting for the connection is bounded by `leaseTimeout`, and
+    /// (when `bounded`) waiting for `body`'s answer by `operationTimeout`, after which the connection is
+    /// closed: a write cut off that way may have committed or not, as with any lost connection.
     func withLeasedConnection<T: Sendable>(bounded: Bool = true,
                                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let state = LeaseState()
@@ -142,7 +143,8 @@ public final class PostgresBackend: SQLBackend, Service {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: Self.leaseTimeout)
+                // Cancelled (the caller is going away): not a timeout; the lease child decides.
+                guard (try? await Task.sleep(for: Self.leaseTimeout)) != nil else { return nil }
                 guard state.take(LeaseState.timedOut)
                 else { return nil }
                 throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)")
@@ -178,9 +180,12 @@ public final class PostgresBackend: SQLBackend, Service {
             }
             let watchdog = Task {
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                if outcome.finish(.failure(StoreUnavailable(reason: "no answer from the database within \(timeout)"))) {
-                    await onTimeout()
-                }
+                // Claim the outcome, close the connection, and only then let the caller go on: the
+                // caller's return hands the connection back to the pool, which must not get it with a
+                // statement still pending on it.
+                guard outcome.claim() else { return }
+                await onTimeout()
+                outcome.deliver(.failure(StoreUnavailable(reason: "no answer from the database within \(timeout)")))
             }
             outcome.onFinish { watchdog.cancel(); _ = work }
         }
@@ -191,6 +196,7 @@ public final class PostgresBackend: SQLBackend, Service {
         private struct State {
             var continuation: CheckedContinuation<T, any Error>?
             var result: Result<T, any Error>?
+            var claimed = false
             var onFinish: (@Sendable () -> Void)?
         }
         private let state = Mutex(State())
@@ -209,19 +215,32 @@ public final class PostgresBackend: SQLBackend, Service {
             if finished { action() }
         }
 
-        /// Delivers `result` unless one was delivered already; true when this call delivered it.
+        /// Delivers `result` unless the outcome was claimed already; true when this call delivered it.
         @discardableResult
         func finish(_ result: Result<T, any Error>) -> Bool {
+            guard claim() else { return false }
+            deliver(result)
+            return true
+        }
+
+        /// Takes the right to deliver the outcome; false when the other side has it.
+        func claim() -> Bool {
+            state.withLock { state in
+                guard !state.claimed else { return false }
+                state.claimed = true
+                return true
+            }
+        }
+
+        /// Resumes the caller with `result`; only after a successful `claim()`.
+        func deliver(_ result: Result<T, any Error>) {
             let (continuation, action) = state.withLock { state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
-                guard state.result == nil else { return (nil, nil) }
                 state.result = result
                 defer { state.continuation = nil; state.onFinish = nil }
                 return (state.continuation, state.onFinish)
             }
-            guard let continuation else { return false }
-            continuation.resume(with: result)
+            continuation?.resume(with: result)
             action?()
-            return true
         }
     }
 

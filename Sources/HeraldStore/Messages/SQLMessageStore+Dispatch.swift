@@ -126,8 +126,11 @@ extension SQLMessageStore {
             LIMIT 100\(dialect.skipLocked(of: "s"))
             """).all()
         for row in abandoned {
-            try await fold(db, id: try row.decode(column: "message_id", as: String.self),
-                           slices: "slice = \(bind: try row.decode(column: "slice", as: Int.self))", now: now)
+            let id = try row.decode(column: "message_id", as: String.self)
+            // The message row first, as finishSlice does, so folds and finishes of one message take
+            // their locks in the same order and see each other's deletes.
+            try await db.raw("UPDATE messages SET updated_at = \(now) WHERE id = \(bind: id)").run()
+            try await fold(db, id: id, slices: "slice = \(bind: try row.decode(column: "slice", as: Int.self))", now: now)
         }
     }
 

@@ -36,20 +36,20 @@ public struct SQLMessageStore: MessageStore {
 
     public func message(app: String, id: String) async throws -> StoredMessage? {
         try await backend.read { db in
-            guard var message = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id) AND app_id = \(bind: app)").first()
-                .map(Self.decode) else { return nil }
-            let slices = try await db.raw("""
-                SELECT CAST(COALESCE(SUM(sent), 0) AS BIGINT) AS sent, CAST(COALESCE(SUM(failed), 0) AS BIGINT) AS failed, CAST(COALESCE(SUM(pending), 0) AS BIGINT) AS pending,
-                       CAST(COALESCE(SUM(tokens_removed), 0) AS BIGINT) AS tokens_removed, CAST(COALESCE(SUM(tokens_deactivated), 0) AS BIGINT) AS tokens_deactivated
-                FROM message_slices WHERE message_id = \(bind: id)
-                """).first()
-            if let slices {
-                message.deliveries.sent += try slices.decode(column: "sent", as: Int64.self)
-                message.deliveries.failed += try slices.decode(column: "failed", as: Int64.self)
-                message.deliveries.pending += try slices.decode(column: "pending", as: Int64.self)
-                message.deliveries.tokensRemoved += try slices.decode(column: "tokens_removed", as: Int64.self)
-                message.deliveries.tokensDeactivated += try slices.decode(column: "tokens_deactivated", as: Int64.self)
-            }
+            // One statement, so the message's counts and its slices' are read from one snapshot: a fold
+            // (slice counts moved into the message) committing in between cannot make counts dip.
+            let sums = ["sent", "failed", "pending", "tokens_removed", "tokens_deactivated"].map { column -> String in
+                "(SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS slices_\(column)"
+            }.joined(separator: ", ")
+            guard let row = try await db.raw("""
+                SELECT m.*, \(unsafeRaw: sums) FROM messages m WHERE m.id = \(bind: id) AND m.app_id = \(bind: app)
+                """).first() else { return nil }
+            var message = try Self.decode(row)
+            message.deliveries.sent += try row.decode(column: "slices_sent", as: Int64.self)
+            message.deliveries.failed += try row.decode(column: "slices_failed", as: Int64.self)
+            message.deliveries.pending += try row.decode(column: "slices_pending", as: Int64.self)
+            message.deliveries.tokensRemoved += try row.decode(column: "slices_tokens_removed", as: Int64.self)
+            message.deliveries.tokensDeactivated += try row.decode(column: "slices_tokens_deactivated", as: Int64.self)
             return message
         }
     }

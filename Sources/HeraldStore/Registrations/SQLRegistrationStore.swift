@@ -10,7 +10,9 @@ public struct SQLRegistrationStore: RegistrationStore {
 
     public init(backend: any SQLBackend) {
         self.backend = backend
-        self.registrations = Batcher(maxBatch: 256) { calls in await Self.register(calls, backend: backend) }
+        // SQLite has one writer: one batch at a time. PostgreSQL commits several at once on its pool.
+        let leaders = backend.dialect.kind == .postgres ? 8 : 1
+        self.registrations = Batcher(maxBatch: 256, maxLeaders: leaders) { calls in await Self.register(calls, backend: backend) }
     }
 
     public func register(app: String, _ request: RegistrationRequest, now: Timestamp) async throws -> RegistrationReceipt {

@@ -92,7 +92,7 @@ struct MultiInstanceTests {
 
     /// How many slices an instance finished or stopped, from its log.
     static func slicesRun(by server: HeraldProcess) -> Int {
-        server.stderr.split(separator: "\n").filter { $0.contains("message occurrence ended") }.count
+        server.stderr.split(separator: "\n").filter { $0.contains("message slice ended") }.count
     }
 
     @Test func registrationsThroughThreeInstancesAtOnceAreAllKeptAndReadAlikeEverywhere() async throws {
