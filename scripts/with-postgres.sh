@@ -32,7 +32,7 @@ trap cleanup EXIT
 
 "${AS[@]}" "$PGBIN/initdb" -D "$DATA/db" -U herald --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$DATA/initdb.log" 2>&1 \
   || { cat "$DATA/initdb.log" >&2; exit 2; }
-OPTIONS="-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$DATA -c fsync=on -c synchronous_commit=on -c max_connections=400 -c shared_buffers=256MB"
+OPTIONS="-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$DATA -c fsync=on -c synchronous_commit=on -c max_connections=1000 -c shared_buffers=256MB"
 "${AS[@]}" "$PGBIN/pg_ctl" -D "$DATA/db" -l "$DATA/server.log" -w -t 60 start -o "$OPTIONS" \
   >/dev/null || { cat "$DATA/server.log" >&2; exit 2; }
 

@@ -122,7 +122,9 @@ import Testing
 
     @Test func cancellingAFanOutEndsItWithoutWaitingForTheWindow() async throws {
         let mock = try await Fixtures.mock(.tls)
-        mock.setFaults(APNsMockFaults(latencyMilliseconds: 1500))
+        // Answers come after 4 s; returning well before that shows the fan-out did not wait for them,
+        // with room for a loaded machine (the bound was 1.4 s against 1.5 s and failed under load).
+        mock.setFaults(APNsMockFaults(latencyMilliseconds: 4000))
         let client = try Fixtures.client(for: mock)
         defer { client.shutdown() }
         let notifications = (0..<200).map { (index: $0, notification: Fixtures.notification($0)) }
@@ -137,7 +139,7 @@ import Testing
         fanOut.cancel()
         let result = await fanOut.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(ContinuousClock.now - started < .milliseconds(1400), "the fan-out returned without waiting for answers")
+        #expect(ContinuousClock.now - started < .milliseconds(3000), "the fan-out returned without waiting for answers")
         try await mock.shutdown()
     }
 

@@ -34,6 +34,9 @@ public enum PostgresTestDatabase {
             throw Unconfigured()
         }
         location.database = database
+        // Tests run side by side, each with its own pool, on one server: small pools keep them under
+        // its max_connections.
+        location.poolSize = 4
         return location
     }
 

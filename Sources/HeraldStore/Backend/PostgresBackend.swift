@@ -118,7 +118,7 @@ public final class PostgresBackend: SQLBackend, Service {
     /// How long a caller waits for a pooled connection before the database counts as unavailable. While
     /// PostgreSQL is down the pool keeps trying to connect and queues requests; without this bound a
     /// request would wait for the pool's circuit breaker (a minute) instead of answering 503.
-    static let leaseTimeout: Duration = .seconds(5)
+    static let leaseTimeout: Duration = .seconds(10)
 
     /// Runs `body` on a pooled connection. Waiting for the connection is bounded by `leaseTimeout`, and
     /// (when `bounded`) waiting for `body`'s answer by `operationTimeout`, after which the connection is
