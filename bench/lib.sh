@@ -92,3 +92,26 @@ require() {
         command -v "$tool" >/dev/null || { echo "missing '$tool' (apt-get install -y $tool)" >&2; exit 1; }
     done
 }
+
+# measure_registrations LABEL DB CONNECTIONS DURATION: a fresh `herald serve` on DB (the caller
+# prepares it empty), a 3 s wrk warm-up, one timed wrk run of bench/register.lua, then one line of
+# figures (rate, latency, server CPU, machine CPU, memory) and the rows stored afterwards.
+measure_registrations() {
+    local label=$1 db=$2 connections=$3 duration=$4 threads
+    threads=$((connections < 2 ? connections : 2))
+    start_server "$db"
+    local warm_up cpu_before machine_before result machine cpu_after seconds cores rss
+    warm_up=$(run_wrk -t"$threads" -c"$connections" -d3s -s "$BENCH_ROOT/bench/register.lua" "$CLIENT_URL" | sed 's/^requests=\([0-9]*\).*/\1/')
+    cpu_before=$(cpu_seconds "$SERVER_PID")
+    machine_before=$(cpu_idle_ticks)
+    result=$(run_wrk -t"$threads" -c"$connections" -d"$duration" --latency -s "$BENCH_ROOT/bench/register.lua" "$CLIENT_URL")
+    machine=$(busy_cores "$machine_before" "$(cpu_idle_ticks)")
+    cpu_after=$(cpu_seconds "$SERVER_PID")
+    seconds=$(echo "$result" | sed 's/.*seconds=\([0-9.]*\).*/\1/')
+    cores=$(awk -v a="$cpu_before" -v b="$cpu_after" -v s="$seconds" 'BEGIN {printf "%.2f", (b - a) / s}')
+    rss=$(memory_of "$SERVER_PID")
+    stop_server
+    echo "$label $result server_cpu_cores=$cores machine_busy_cores=$machine server_$rss"
+    # wrk counts answered requests only; up to one request per connection may be stored unanswered.
+    echo "  answered: $warm_up in the 3 s warm-up + those above; stored: $("$HERALD_BENCH" stats --database "$(db_url "$db")")"
+}

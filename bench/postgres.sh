@@ -34,19 +34,7 @@ echo "== registrations over HTTP (wrk -t2 -c64 -d$DURATION, keep-alive, durable 
 SQLITE_DB="$WORK/pg-compare.sqlite"
 for backend in sqlite postgres; do
     if [ $backend = sqlite ]; then remove_db "$SQLITE_DB"; DB=$SQLITE_DB; else fresh_pg herald_bench_reg; DB=$(pg_url herald_bench_reg); fi
-    start_server "$DB"
-    run_wrk -t2 -c64 -d3s -s bench/register.lua "$CLIENT_URL" >/dev/null
-    cpu_before=$(cpu_seconds "$SERVER_PID")
-    machine_before=$(cpu_idle_ticks)
-    result=$(run_wrk -t2 -c64 -d"$DURATION" --latency -s bench/register.lua "$CLIENT_URL")
-    machine=$(busy_cores "$machine_before" "$(cpu_idle_ticks)")
-    cpu_after=$(cpu_seconds "$SERVER_PID")
-    seconds=$(echo "$result" | sed 's/.*seconds=\([0-9.]*\).*/\1/')
-    cores=$(awk -v a="$cpu_before" -v b="$cpu_after" -v s="$seconds" 'BEGIN {printf "%.2f", (b - a) / s}')
-    rss=$(memory_of "$SERVER_PID")
-    stop_server
-    echo "$backend: $result herald_cpu_cores=$cores machine_busy_cores=$machine herald_$rss"
-    echo "  stored: $("$HERALD_BENCH" stats --database "$(db_url "$DB")")"
+    measure_registrations "$backend:" "$DB" 64 "$DURATION"
 done
 remove_db "$SQLITE_DB"
 

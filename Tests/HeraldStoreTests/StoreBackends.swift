@@ -22,36 +22,23 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
 
     /// Opens a fresh, migrated store, runs `body`, and removes what it created.
     func withStore<T>(_ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws -> T {
-        let logger = Logger(label: "herald.tests")
         switch self {
         case .sqliteMemory:
-            let backend = try await SQLiteBackend.open(.sqliteMemory, logger: logger)
-            try await Migrator(backend: backend).migrate(logger: logger)
-            return try await Self.closing(backend) { try await body(SQLRegistrationStore(backend: backend), backend) }
+            return try await Self.withStore(at: .sqliteMemory, body)
         case .sqliteFile:
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            let backend = try await SQLiteBackend.open(.sqliteFile(path: directory.path("store.sqlite")), logger: logger)
-            try await Migrator(backend: backend).migrate(logger: logger)
-            return try await Self.closing(backend) { try await body(SQLRegistrationStore(backend: backend), backend) }
+            return try await Self.withStore(at: .sqliteFile(path: directory.path("store.sqlite")), body)
         case .postgres:
-            return try await PostgresTestDatabase.with { url in
-                try await StoreFactory.withBackend(url, logger: logger) { backend in
-                    try await Migrator(backend: backend).migrate(logger: logger)
-                    return try await body(SQLRegistrationStore(backend: backend), backend)
-                }
-            }
+            return try await PostgresTestDatabase.with { url in try await Self.withStore(at: url, body) }
         }
     }
 
-    private static func closing<T>(_ backend: any SQLBackend, _ body: () async throws -> T) async throws -> T {
-        do {
-            let value = try await body()
-            try await backend.close()
-            return value
-        } catch {
-            try? await backend.close()
-            throw error
+    private static func withStore<T>(at url: DatabaseURL, _ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws -> T {
+        let logger = Logger(label: "herald.tests")
+        return try await StoreFactory.withBackend(url, logger: logger) { backend in
+            try await Migrator(backend: backend).migrate(logger: logger)
+            return try await body(SQLRegistrationStore(backend: backend), backend)
         }
     }
 }

@@ -36,7 +36,7 @@ public enum PostgresTestDatabase {
         location.database = database
         // Tests run side by side, each with its own pool, on one server: small pools keep them under
         // its max_connections.
-        location.poolSize = 4
+        location.poolSize = 8
         return location
     }
 

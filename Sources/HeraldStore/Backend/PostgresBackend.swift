@@ -115,10 +115,13 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
-    /// How long a caller waits for a pooled connection before the database counts as unavailable. While
-    /// PostgreSQL is down the pool keeps trying to connect and queues requests; without this bound a
-    /// request would wait for the pool's circuit breaker (a minute) instead of answering 503.
-    static let leaseTimeout: Duration = .seconds(10)
+    /// How long a caller waits for a pooled connection before Herald checks whether the database can be
+    /// reached at all. While PostgreSQL is down the pool keeps trying to connect and queues requests;
+    /// without this check a request would wait for the pool's circuit breaker (a minute) instead of
+    /// answering 503. A database that answers but is busy is waited for, up to `maxLeaseWait`.
+    static let leaseTimeout: Duration = .seconds(5)
+    /// The longest wait for a pooled connection while the database can be reached (overload).
+    static let maxLeaseWait: Duration = .seconds(60)
 
     /// Runs `body` on a pooled connection. Waiting for the connection is bounded by `leaseTimeout`, and
     /// (when `bounded`) waiting for `body`'s answer by `operationTimeout`, after which the connection is
@@ -143,11 +146,17 @@ public final class PostgresBackend: SQLBackend, Service {
                 }
             }
             group.addTask {
-                // Cancelled (the caller is going away): not a timeout; the lease child decides.
-                guard (try? await Task.sleep(for: Self.leaseTimeout)) != nil else { return nil }
-                guard state.take(LeaseState.timedOut)
-                else { return nil }
-                throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)")
+                var waited = Duration.zero
+                while true {
+                    // Cancelled (the caller is going away): not a timeout; the lease child decides.
+                    guard (try? await Task.sleep(for: Self.leaseTimeout)) != nil else { return nil }
+                    waited += Self.leaseTimeout
+                    if state.isLeased { return nil }
+                    // A slow pool on a live database (overload) is waited for; an unreachable one is not.
+                    if waited < Self.maxLeaseWait, await self.isReachable() { continue }
+                    guard state.take(LeaseState.timedOut) else { return nil }
+                    throw StoreUnavailable(reason: "no database connection within \(waited)")
+                }
             }
             while let next = try await group.next() {
                 if let value = next {
@@ -284,6 +293,34 @@ public final class PostgresBackend: SQLBackend, Service {
             }
         } catch {
             throw Self.translate(error)
+        }
+    }
+
+    /// Whether a new connection to the server can be opened now (outside the pool, closed at once).
+    func isReachable() async -> Bool {
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: (try? Self.connectionTLS(location.sslMode)) ?? .disable)
+        do {
+            let connection = try await Self.withDeadline(.seconds(5), onTimeout: {}) {
+                try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration,
+                                                     id: 0, logger: self.logger)
+            }
+            try? await connection.close()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The same TLS choice as the pool's (`tls(_:)`), for a single connection.
+    static func connectionTLS(_ mode: PostgresLocation.SSLMode) throws -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if mode != .verifyFull { configuration.certificateVerification = .none }
+        switch mode {
+        case .disable: return .disable
+        case .prefer: return .prefer(try NIOSSLContext(configuration: configuration))
+        case .require, .verifyFull: return .require(try NIOSSLContext(configuration: configuration))
         }
     }
 

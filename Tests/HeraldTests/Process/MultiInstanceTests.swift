@@ -162,18 +162,29 @@ struct MultiInstanceTests {
         }
     }
 
-    @Test func killingOneInstanceMidFanOutLeavesItsSlicesToTheOthers() async throws {
+    /// A fleet of `instances` on a fresh database of 12,000 devices and a mock that answers after 20 ms,
+    /// with one publish under way: `body` runs once the mock has accepted `devices / fraction`, then the
+    /// fleet is stopped. The slow mock makes the fan-out last seconds, so something can happen mid-way.
+    static func midFanOut(instances: Int, fraction: Int, _ body: (_ fleet: [(process: HeraldProcess, base: URL)], _ mock: APNsMock,
+                                                                   _ id: String, _ devices: Int) async throws -> Void) async throws {
         try await PostgresTestDatabase.with { url in
             let scratch = try Scratch()
             defer { scratch.remove() }
             let devices = 12_000
             let mock = try await FanOutCrashTests.mock(latency: 20)
             defer { Task { try? await mock.shutdown() } }
-            try await Self.populate(url, devices: devices)
-            let config = try Self.config(scratch, mock: mock, streams: 20, sliceSize: 1000)
-            let fleet = try await Self.start(3, config: config, database: Self.databaseURL(url))
-            let id = try await FanOutCrashTests.publish(fleet[0].base, #"{"message": "kill test"}"#)
-            try await FanOutCrashTests.waitForAccepted(mock, atLeast: devices / 3)
+            try await populate(url, devices: devices)
+            let fleet = try await start(instances, config: try config(scratch, mock: mock, streams: 20, sliceSize: 1000),
+                                        database: databaseURL(url))
+            let id = try await FanOutCrashTests.publish(fleet[0].base, #"{"message": "mid fan-out"}"#)
+            try await FanOutCrashTests.waitForAccepted(mock, atLeast: devices / fraction)
+            try await body(fleet, mock, id, devices)
+            try await stop(fleet)
+        }
+    }
+
+    @Test func killingOneInstanceMidFanOutLeavesItsSlicesToTheOthers() async throws {
+        try await Self.midFanOut(instances: 3, fraction: 3) { fleet, mock, id, devices in
             fleet[1].process.kill9()
             _ = try await fleet[1].process.waitForExit()
             #expect(mock.stats().accepted < devices, "the kill came after the fan-out had finished: nothing tested")
@@ -184,22 +195,11 @@ struct MultiInstanceTests {
             print("kill -9 of one of three instances: \(duplicates) devices served twice")
             #expect(status.delivery("sent") == Int64(devices), "counts are written with their page, so none is counted twice")
             #expect(status.delivery("pending") == 0)
-            try await Self.stop(fleet)
         }
     }
 
     @Test func sigtermOfOneInstanceHandsItsSlicesOverWithNothingSentTwice() async throws {
-        try await PostgresTestDatabase.with { url in
-            let scratch = try Scratch()
-            defer { scratch.remove() }
-            let devices = 12_000
-            let mock = try await FanOutCrashTests.mock(latency: 20)
-            defer { Task { try? await mock.shutdown() } }
-            try await Self.populate(url, devices: devices)
-            let config = try Self.config(scratch, mock: mock, streams: 20, sliceSize: 1000)
-            let fleet = try await Self.start(3, config: config, database: Self.databaseURL(url))
-            let id = try await FanOutCrashTests.publish(fleet[0].base, #"{"message": "sigterm test"}"#)
-            try await FanOutCrashTests.waitForAccepted(mock, atLeast: devices / 3)
+        try await Self.midFanOut(instances: 3, fraction: 3) { fleet, mock, id, devices in
             let stopping = ContinuousClock.now
             fleet[1].process.process.terminate()
             #expect(try await fleet[1].process.waitForExit(timeout: .seconds(10)) == 0)
@@ -207,7 +207,6 @@ struct MultiInstanceTests {
             let status = try await FanOutCrashTests.waitUntilPublished(fleet[0].base, id, timeout: .seconds(120))
             #expect(Self.checkEveryDeviceServed(mock, devices: devices) == 0, "a graceful stop checkpoints what it sent")
             #expect(status.delivery("sent") == Int64(devices))
-            try await Self.stop(fleet)
         }
     }
 
@@ -240,17 +239,7 @@ struct MultiInstanceTests {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "postgres \(verb)")
         }
-        try await PostgresTestDatabase.with { url in
-            let scratch = try Scratch()
-            defer { scratch.remove() }
-            let devices = 12_000
-            let mock = try await FanOutCrashTests.mock(latency: 20)
-            defer { Task { try? await mock.shutdown() } }
-            try await Self.populate(url, devices: devices)
-            let config = try Self.config(scratch, mock: mock, streams: 20, sliceSize: 1000)
-            let fleet = try await Self.start(2, config: config, database: Self.databaseURL(url))
-            let id = try await FanOutCrashTests.publish(fleet[0].base, #"{"message": "restart test"}"#)
-            try await FanOutCrashTests.waitForAccepted(mock, atLeast: devices / 4)
+        try await Self.midFanOut(instances: 2, fraction: 4) { fleet, mock, id, devices in
             try postgres("stop")
             let during = try await HTTP.send("GET", fleet[1].base.appendingPathComponent("shop/k-server/messaging/\(id)"))
             #expect(during.status == 503, "\(during.body)")
@@ -264,7 +253,6 @@ struct MultiInstanceTests {
             #expect(status.delivery("sent") == Int64(devices))
             #expect(status.delivery("pending") == 0)
             for server in fleet { #expect(server.process.process.isRunning, "no instance crashed") }
-            try await Self.stop(fleet)
         }
     }
 }
