@@ -1,5 +1,7 @@
 import HeraldCore
 import HeraldStore
+import Logging
+import SQLKit
 import Testing
 
 /// How an occurrence is split into slices that several owners send together, run against every backend.
@@ -57,7 +59,7 @@ import Testing
                 #expect(status == .running)
                 #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: nil, pending: 0),
                                                       owner: "intruder", now: t0, leaseUntil: lease) == nil, "only the owner writes")
-                try await messages.finishSlice(id: "message:1", slice: slice.slice, owner: owner, next: nil, failure: nil, now: t0)
+                try await messages.finishSlice(id: "message:1", slice: slice.slice, occurrence: 0, owner: owner, next: nil, failure: nil, now: t0)
                 let stored = try #require(try await messages.message(app: "shop", id: "message:1"))
                 #expect(stored.status == (owner == "c" ? .published : .running))
             }
@@ -123,11 +125,11 @@ import Testing
                                               owner: "b", now: t0, leaseUntil: lease)
             _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: nil, failed: 1, pending: 0),
                                               owner: "a", now: t0, leaseUntil: lease)
-            try await messages.finishSlice(id: "message:1", slice: a.slice, owner: "a", next: nil, failure: "credentials refused", now: t0)
+            try await messages.finishSlice(id: "message:1", slice: a.slice, occurrence: 0, owner: "a", next: nil, failure: "credentials refused", now: t0)
             #expect(try await messages.message(app: "shop", id: "message:1")?.status == .failed)
             #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 2, pending: 0),
                                                   owner: "b", now: t0, leaseUntil: lease) == .failed, "b learns of the failure and stops")
-            try await messages.finishSlice(id: "message:1", slice: b.slice, owner: "b", next: nil, failure: nil, now: t0)
+            try await messages.finishSlice(id: "message:1", slice: b.slice, occurrence: 0, owner: "b", next: nil, failure: nil, now: t0)
             // The third slice was never claimed; the next claim folds it away and takes nothing.
             #expect(try await messages.hasDue(now: t0))
             #expect(try await messages.claimSlices(owner: "c", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).isEmpty)
@@ -174,6 +176,82 @@ import Testing
             #expect(try await messages.hasDue(now: ahead) == false)
             #expect(try await messages.claim(owner: "b", now: ahead, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: []).isEmpty,
                     "an hour-fast clock does not make a's 30 s lease look expired")
+        }
+    }
+}
+
+/// Checkpoints written twice are counted once, and a run of an earlier occurrence cannot write into a later one.
+@Suite struct CheckpointIdentityTests {
+    let t0 = Fixture.t0
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aCheckpointWrittenAgainAfterALostAnswerIsCountedOnce(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await messages.insert(try MessageSliceTests().message(), now: t0)
+            let claimed = try #require(try await messages.claim(owner: "a", now: t0, leaseMilliseconds: 10_000, limit: 1,
+                                                                 slicing: Slicing(), running: []).first)
+            #expect(claimed.sequence == 0)
+            let first = FanOutCheckpoint(messageId: "message:1", sequence: claimed.sequence, cursor: 10, sent: 10, pending: 0)
+            #expect(try await messages.checkpoint(first, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running)
+            // Its answer was lost, so the fan-out writes it again before the next one.
+            #expect(try await messages.checkpoint(first, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running,
+                    "recognised as written")
+            let second = FanOutCheckpoint(messageId: "message:1", sequence: 1, cursor: 20, sent: 5, pending: 0)
+            #expect(try await messages.checkpoint(second, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running)
+            #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries.sent == 15, "10 + 5, not 25")
+            // A sequence from nowhere (neither next nor just written) is refused like a lost lease.
+            let stray = FanOutCheckpoint(messageId: "message:1", sequence: 7, cursor: 30, sent: 1, pending: 0)
+            #expect(try await messages.checkpoint(stray, owner: "a", now: t0, leaseMilliseconds: 10_000) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aStaleRunOfAnEarlierOccurrenceCannotWriteIntoTheNext(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            var repeating = try MessageSliceTests().message()
+            repeating.schedule = PublishSchedule(repeatEverySeconds: 60)
+            try await messages.insert(repeating, now: t0)
+            let first = try #require(try await messages.claim(owner: "a", now: t0, leaseMilliseconds: 1_000, limit: 1,
+                                                              slicing: Slicing(), running: []).first)
+            #expect(first.occurrence == 0)
+            // a stalls past its lease; b takes the slice over, finishes the occurrence; then a claims the next one.
+            let later = t0.adding(milliseconds: 1_001)
+            let taken = try #require(try await messages.claim(owner: "b", now: later, leaseMilliseconds: 1_000, limit: 1,
+                                                              slicing: Slicing(), running: []).first)
+            try await messages.finishSlice(id: "message:1", slice: taken.slice, occurrence: taken.occurrence, owner: "b",
+                                           next: t0.adding(milliseconds: 60_000), failure: nil, now: later)
+            let next = t0.adding(milliseconds: 60_000)
+            let second = try #require(try await messages.claim(owner: "a", now: next, leaseMilliseconds: 10_000, limit: 1,
+                                                               slicing: Slicing(), running: []).first)
+            #expect(second.occurrence == 1)
+            // a's stalled run of occurrence 0 wakes up and writes: refused, though the owner name matches.
+            let stale = FanOutCheckpoint(messageId: "message:1", occurrence: 0, cursor: 999, sent: 50, pending: 0)
+            #expect(try await messages.checkpoint(stale, owner: "a", now: next, leaseMilliseconds: 10_000) == nil)
+            try await messages.finishSlice(id: "message:1", slice: 0, occurrence: 0, owner: "a", next: nil, failure: nil, now: next)
+            let stored = try #require(try await messages.message(app: "shop", id: "message:1"))
+            #expect(stored.status == .running && stored.deliveries.sent == 0, "occurrence 1 untouched by the stale run")
+        }
+    }
+}
+
+/// Migrations: a database migrated by a newer Herald is refused with one clear line, on every backend.
+@Suite struct MigrationTests {
+    @Test(arguments: StoreBackendKind.allCases)
+    func aSchemaNewerThanThisBinaryIsRefused(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            #expect(try await Migrator(backend: backend).pending().isEmpty)
+            try await backend.write { db in
+                try await db.raw("INSERT INTO herald_migrations (name, applied_at) VALUES ('9999_from_the_future', 0)").run()
+            }
+            do {
+                try await Migrator(backend: backend).migrate(logger: Logger(label: "herald.tests"))
+                Issue.record("a newer schema was accepted")
+            } catch let error as Migrator.SchemaTooNew {
+                #expect(error.unknown == ["9999_from_the_future"])
+                #expect(error.description.contains("newer than this Herald"))
+            }
         }
     }
 }

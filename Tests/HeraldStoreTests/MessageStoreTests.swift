@@ -186,6 +186,6 @@ extension MessageStore {
     }
 
     func finishSlice0(id: String, owner: String, next: Timestamp?, failure: String?, now: Timestamp) async throws {
-        try await finishSlice(id: id, slice: 0, owner: owner, next: next, failure: failure, now: now)
+        try await finishSlice(id: id, slice: 0, occurrence: 0, owner: owner, next: next, failure: failure, now: now)
     }
 }

@@ -136,13 +136,13 @@ public final class Dispatcher: Service {
             let now = clock.now
             switch ending {
             case .completed:
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, owner: owner,
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner,
                                                next: Self.nextOccurrence(of: message, now: now), failure: nil, now: now)
             case .aborted(let reason):
                 logger.error("message failed", metadata: ["herald.reason": "\(reason)"])
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, owner: owner, next: nil, failure: reason, now: now)
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner, next: nil, failure: reason, now: now)
             case .cancelled:
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, owner: owner, next: nil, failure: nil, now: now)
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner, next: nil, failure: nil, now: now)
             case .leaseLost, .stopped:
                 break
             }

@@ -39,9 +39,11 @@ struct FanOut: Sendable {
         var abort: String?
         var halt: Ending?
         var error: (any Error)?
-        /// A checkpoint whose write failed: the next write carries it too, so its pages' counts are never
-        /// skipped by a later cursor.
-        var unwritten: FanOutCheckpoint?
+        /// Checkpoints taken but not yet written (a write failed): written first, in order, by the next
+        /// write, so a later cursor never skips their pages' counts.
+        var unwritten: [FanOutCheckpoint] = []
+        /// The sequence number of the next checkpoint taken (see `FanOutCheckpoint.sequence`).
+        var nextSequence: Int64
         var lastFailure: String?
     }
 
@@ -60,7 +62,8 @@ struct FanOut: Sendable {
     let logger: Logger
 
     func run() async throws -> Ending {
-        let state = Shared(State(progress: FanOutProgress(messageId: message.id, slice: claimed.slice)))
+        let state = Shared(State(progress: FanOutProgress(messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence),
+                                 nextSequence: claimed.sequence))
         let stream = client.makeSendStream(of: Send.self)
         let build = NotificationBuilder(content: content, topic: topic)
         // Checkpoint requests: false when a page may have closed, true for a lease renewal. One writer
@@ -189,31 +192,37 @@ struct FanOut: Sendable {
         }
     }
 
-    /// Writes a checkpoint if there is one to write (only the writer task and, after it, `run` call this).
-    /// A checkpoint whose write failed is kept and merged into the next one, so that a later cursor never
-    /// passes pages whose counts were not written.
+    /// Writes a checkpoint if there is one to write (only the writer task and, after it, `run` call this),
+    /// after any earlier ones whose write failed. Each carries its sequence number, so one that reached
+    /// the database although its write reported a failure (the answer was lost) is not counted twice.
     private func checkpoint(_ state: Shared, force: Bool) async {
-        guard let checkpoint = state.withLock({ state -> FanOutCheckpoint? in
-            let taken = state.progress.takeCheckpoint(force: force || state.unwritten != nil)
-            defer { state.unwritten = nil }
-            return FanOutCheckpoint.merging(state.unwritten, taken)
-        }) else { return }
-        do {
-            let status = try await messages.checkpoint(
-                checkpoint, owner: owner, now: clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
-            state.withLock { state in
-                switch status {
-                case nil: if state.halt == nil { state.halt = .leaseLost }
-                // Cancelled by the publisher, or failed by another slice (credentials): stop sending.
-                case .cancelled?, .failed?: if state.halt == nil { state.halt = .cancelled }
-                default: break
-                }
+        let pending = state.withLock { state -> [FanOutCheckpoint] in
+            if var taken = state.progress.takeCheckpoint(force: force) {
+                taken.sequence = state.nextSequence
+                state.nextSequence += 1
+                state.unwritten.append(taken)
             }
-        } catch {
-            // The run stops sending; the checkpoint is kept for the next write (the final one retries it).
-            state.withLock { state in
-                state.unwritten = checkpoint
-                if state.error == nil { state.error = error }
+            return state.unwritten
+        }
+        for checkpoint in pending {
+            do {
+                let status = try await messages.checkpoint(
+                    checkpoint, owner: owner, now: clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
+                let halted = state.withLock { state -> Bool in
+                    state.unwritten.removeFirst()
+                    switch status {
+                    case nil: if state.halt == nil { state.halt = .leaseLost }
+                    // Cancelled by the publisher, or failed by another slice (credentials): stop sending.
+                    case .cancelled?, .failed?: if state.halt == nil { state.halt = .cancelled }
+                    default: break
+                    }
+                    return status == nil
+                }
+                if halted { return }
+            } catch {
+                // The run stops sending; this checkpoint and those after it wait for the next write.
+                state.withLock { if $0.error == nil { $0.error = error } }
+                return
             }
         }
     }
@@ -226,7 +235,7 @@ struct FanOut: Sendable {
         await checkpoint(state, force: true)
         let deadline = ContinuousClock.now + .milliseconds(Int64(settings.leaseSeconds * 500))
         var delay = Duration.milliseconds(100)
-        while state.withLock({ $0.unwritten != nil }), ContinuousClock.now + delay < deadline, !Task.isCancelled {
+        while state.withLock({ !$0.unwritten.isEmpty && $0.halt != .leaseLost }), ContinuousClock.now + delay < deadline, !Task.isCancelled {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(1))
             await checkpoint(state, force: true)

@@ -28,8 +28,9 @@ struct FanOutProgress {
     }
 
     let messageId: String
-    /// The slice of the message's occurrence this fan-out sends.
+    /// The slice of the message's occurrence this fan-out sends, and which occurrence.
     let slice: Int
+    let occurrence: Int64
     private var pages: Deque<Page> = []
     private var nextPage = 0
     /// Sends without a final result yet (in flight or waiting to retry).
@@ -37,9 +38,10 @@ struct FanOutProgress {
     /// Whether anything changed since the last checkpoint (pending included).
     private var dirty = false
 
-    init(messageId: String, slice: Int = 0) {
+    init(messageId: String, slice: Int = 0, occurrence: Int64 = 0) {
         self.messageId = messageId
         self.slice = slice
+        self.occurrence = occurrence
     }
 
     var openPages: Int { pages.count }
@@ -87,7 +89,7 @@ struct FanOutProgress {
     mutating func takeCheckpoint(force: Bool = false) -> FanOutCheckpoint? {
         guard force || (dirty && frontPageDone) else { return nil }
         dirty = false
-        var checkpoint = FanOutCheckpoint(messageId: messageId, slice: slice, cursor: nil, pending: 0)
+        var checkpoint = FanOutCheckpoint(messageId: messageId, slice: slice, occurrence: occurrence, cursor: nil, pending: 0)
         while let page = pages.first, page.outstanding == 0 {
             pages.removeFirst()
             checkpoint.cursor = page.lastKey

@@ -31,13 +31,16 @@ public protocol MessageStore: Sendable {
                running: Set<String>) async throws -> [ClaimedSlice]
 
     /// Records progress of one slice in one transaction: counts (deltas), the cursor, token hygiene, and a
-    /// renewed lease. Returns the message's status afterwards, or nil when the lease is lost.
+    /// renewed lease. Returns the message's status afterwards, or nil when the lease is lost. A checkpoint
+    /// with a `sequence` that the store has already recorded (written again because the answer to its
+    /// first write was lost) is recognised: nothing is added twice, and the status is returned.
     func checkpoint(_ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp, leaseMilliseconds: Int64) async throws -> MessageStatus?
 
     /// Ends `owner`'s slice (after a last checkpoint). The last slice of an occurrence ends the
     /// occurrence: the next one is scheduled at `next`, or the message is published. A `failure` fails
     /// the message at once (the other slices stop at their next checkpoint). A cancel that came in stays.
-    func finishSlice(id: String, slice: Int, owner: String, next: Timestamp?, failure: String?, now: Timestamp) async throws
+    func finishSlice(id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
+                     now: Timestamp) async throws
 
     /// Gives up `owner`'s leases (graceful shutdown) so another instance resumes the slices at once.
     func release(owner: String, now: Timestamp) async throws
@@ -71,12 +74,17 @@ public struct ClaimedSlice: Sendable, Equatable {
     public var cursor: Int64
     /// The slice's last key (inclusive); nil: no end.
     public var upTo: Int64?
+    /// Checkpoints the slice has recorded so far: the `sequence` of this claim's first checkpoint.
+    public var sequence: Int64
+    /// The occurrence the slice belongs to (the message's finished occurrences when it started).
+    public var occurrence: Int64 { message.occurrences }
 
-    public init(message: StoredMessage, slice: Int, cursor: Int64, upTo: Int64?) {
+    public init(message: StoredMessage, slice: Int, cursor: Int64, upTo: Int64?, sequence: Int64 = 0) {
         self.message = message
         self.slice = slice
         self.cursor = cursor
         self.upTo = upTo
+        self.sequence = sequence
     }
 }
 
@@ -85,6 +93,10 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     public var messageId: String
     /// Which slice of the message's current occurrence.
     public var slice: Int
+    /// Which occurrence (see `ClaimedSlice.occurrence`): a checkpoint for another one is refused.
+    public var occurrence: Int64
+    /// The slice's checkpoints recorded before this one; nil: not checked (a caller that writes once).
+    public var sequence: Int64?
     /// Every recipient with a key up to this one is done (nil: unchanged).
     public var cursor: Int64?
     public var sent: Int64
@@ -96,32 +108,18 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     /// Devices whose token APNs refused.
     public var deactivate: [TokenDeactivation]
 
-    public init(messageId: String, slice: Int = 0, cursor: Int64?, sent: Int64 = 0, failed: Int64 = 0, pending: Int64,
-                remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = []) {
+    public init(messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
+                failed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = []) {
         self.messageId = messageId
         self.slice = slice
+        self.occurrence = occurrence
+        self.sequence = sequence
         self.cursor = cursor
         self.sent = sent
         self.failed = failed
         self.pending = pending
         self.remove = remove
         self.deactivate = deactivate
-    }
-}
-
-extension FanOutCheckpoint {
-    /// One checkpoint that records `earlier` and then `later` (either may be nil): counts and token hygiene
-    /// add up, the cursor is the later one's if it moved, the pending count is the later one's.
-    public static func merging(_ earlier: FanOutCheckpoint?, _ later: FanOutCheckpoint?) -> FanOutCheckpoint? {
-        guard var merged = earlier else { return later }
-        guard let later else { return merged }
-        merged.cursor = later.cursor ?? merged.cursor
-        merged.sent += later.sent
-        merged.failed += later.failed
-        merged.pending = later.pending
-        merged.remove += later.remove
-        merged.deactivate += later.deactivate
-        return merged
     }
 }
 

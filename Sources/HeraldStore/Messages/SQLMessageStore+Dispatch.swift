@@ -49,13 +49,14 @@ extension SQLMessageStore {
                         pending = 0, updated_at = \(now)
                     WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND done = \(bind: false)
                       AND (lease_until IS NULL OR lease_until < \(now))
-                    RETURNING fanout_cursor, up_to_key
+                    RETURNING fanout_cursor, up_to_key, checkpoint_seq
                     """).first(),
                     let message = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id)").first().map(Self.decode)
                 else { continue }
                 claimed.append(ClaimedSlice(message: message, slice: slice,
                                             cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
-                                            upTo: try row.decode(column: "up_to_key", as: Int64?.self)))
+                                            upTo: try row.decode(column: "up_to_key", as: Int64?.self),
+                                            sequence: try row.decode(column: "checkpoint_seq", as: Int64.self)))
             }
             return claimed
         }
@@ -68,12 +69,13 @@ extension SQLMessageStore {
     static func startDueOccurrences(_ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
                                     dialect: StoreDialect) async throws {
         let due = try await db.raw("""
-            SELECT id, app_id, channel, singlecast, payload FROM messages
+            SELECT id, app_id, channel, singlecast, payload, occurrences FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """).all()
         for row in due {
             let id = try row.decode(column: "id", as: String.self)
+            let occurrence = try row.decode(column: "occurrences", as: Int64.self)
             var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
             let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
             let pushes = try row.decode(column: "payload", as: String?.self) != nil
@@ -83,8 +85,9 @@ extension SQLMessageStore {
             }
             for (index, range) in ranges.enumerated() {
                 try await db.raw("""
-                    INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, created_at, updated_at)
-                    VALUES (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after), \(now), \(now))
+                    INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
+                    VALUES (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after),
+                            \(bind: occurrence), \(now), \(now))
                     """).run()
             }
             try await db.raw("UPDATE messages SET status = 'running', pending = 0, updated_at = \(now) WHERE id = \(bind: id)").run()
@@ -163,11 +166,23 @@ extension SQLMessageStore {
         try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
             // The lease first: a writer that lost it changes nothing, not even token hygiene.
+            let sequenceTest: SQLQueryString = checkpoint.sequence.map { " AND checkpoint_seq = \(bind: $0)" } ?? ""
             guard try await db.raw("""
-                UPDATE message_slices SET lease_until = \(now) + \(bind: leaseMilliseconds), updated_at = \(now)
-                WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice) AND lease_owner = \(bind: owner)
+                UPDATE message_slices SET lease_until = \(now) + \(bind: leaseMilliseconds), updated_at = \(now),
+                    checkpoint_seq = checkpoint_seq + 1
+                WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
+                  AND occurrence = \(bind: checkpoint.occurrence) AND lease_owner = \(bind: owner)\(sequenceTest)
                 RETURNING slice
-                """).first() != nil else { return nil }
+                """).first() != nil else {
+                // Not written: the lease is lost, or this very checkpoint was recorded already (its first
+                // write committed but the answer was lost) and must not be counted again.
+                guard let sequence = checkpoint.sequence, let row = try await db.raw("""
+                    SELECT checkpoint_seq FROM message_slices
+                    WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
+                      AND occurrence = \(bind: checkpoint.occurrence) AND lease_owner = \(bind: owner)
+                    """).first(), try row.decode(column: "checkpoint_seq", as: Int64.self) == sequence + 1 else { return nil }
+                return try await Self.status(db, id: checkpoint.messageId)
+            }
             var removed: Int64 = 0
             for removal in checkpoint.remove {
                 // Registrations go with the device (ON DELETE CASCADE).
@@ -197,12 +212,17 @@ extension SQLMessageStore {
                     tokens_deactivated = tokens_deactivated + \(bind: deactivated)
                 WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
                 """).run()
-            let row = try await db.raw("SELECT status FROM messages WHERE id = \(bind: checkpoint.messageId)").first()
-            return try row.flatMap { MessageStatus(rawValue: try $0.decode(column: "status", as: String.self)) }
+            return try await Self.status(db, id: checkpoint.messageId)
         }
     }
 
-    public func finishSlice(id: String, slice: Int, owner: String, next: Timestamp?, failure: String?, now: Timestamp) async throws {
+    static func status(_ db: any SQLDatabase, id: String) async throws -> MessageStatus? {
+        let row = try await db.raw("SELECT status FROM messages WHERE id = \(bind: id)").first()
+        return try row.flatMap { MessageStatus(rawValue: try $0.decode(column: "status", as: String.self)) }
+    }
+
+    public func finishSlice(id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
+                            now: Timestamp) async throws {
         try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
             // Touching the message row first serialises the finishers of one message (PostgreSQL row lock),
@@ -210,7 +230,8 @@ extension SQLMessageStore {
             try await db.raw("UPDATE messages SET updated_at = \(now) WHERE id = \(bind: id)").run()
             guard try await db.raw("""
                 UPDATE message_slices SET done = \(bind: true), pending = 0, lease_owner = NULL, lease_until = NULL, updated_at = \(now)
-                WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND lease_owner = \(bind: owner)
+                WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND occurrence = \(bind: occurrence)
+                  AND lease_owner = \(bind: owner)
                 RETURNING slice
                 """).first() != nil else { return }
             if let failure {

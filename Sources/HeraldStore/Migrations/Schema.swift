@@ -109,6 +109,9 @@ enum Schema {
                 // One row per slice of the occurrence being sent: a key range of the recipients (after_key,
                 // exclusive, to up_to_key, inclusive; NULL: no end), its checkpoint, the counts it has not
                 // yet folded into its message, and its own lease. Rows live only while an occurrence runs.
+                // occurrence: which occurrence of the message the slice belongs to, so a stalled run of an
+                // earlier one can never write into a later one; checkpoint_seq: checkpoints written, so a
+                // checkpoint written again after a lost answer is recognised and not counted twice.
                 // The messages table's fanout_cursor and lease columns are no longer used.
                 """
                 CREATE TABLE message_slices (
@@ -125,6 +128,8 @@ enum Schema {
                     tokens_deactivated BIGINT NOT NULL DEFAULT 0,
                     lease_owner TEXT,
                     lease_until BIGINT,
+                    occurrence BIGINT NOT NULL DEFAULT 0,
+                    checkpoint_seq BIGINT NOT NULL DEFAULT 0,
                     created_at BIGINT NOT NULL,
                     updated_at BIGINT NOT NULL,
                     PRIMARY KEY (message_id, slice)
@@ -132,8 +137,8 @@ enum Schema {
                 """,
                 // A message that was running when this migration ran goes on as one slice from its checkpoint.
                 """
-                INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, created_at, updated_at)
-                SELECT id, 0, 0, NULL, fanout_cursor, updated_at, updated_at FROM messages WHERE status = 'running'
+                INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
+                SELECT id, 0, 0, NULL, fanout_cursor, occurrences, updated_at, updated_at FROM messages WHERE status = 'running'
                 """,
                 """
                 UPDATE messages SET lease_owner = NULL, lease_until = NULL, pending = 0, fanout_cursor = 0

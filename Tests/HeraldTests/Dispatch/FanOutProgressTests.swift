@@ -88,20 +88,3 @@ import Testing
     }
 }
 
-/// A checkpoint whose write failed travels with the next one, so its pages are never skipped.
-@Suite struct CheckpointMergeTests {
-    @Test func mergingAddsCountsKeepsTheLaterCursorAndPendingAndBothHygieneLists() {
-        let removal = TokenRemoval(deviceKey: 1, deviceToken: "aa", invalidSince: nil)
-        let deactivation = TokenDeactivation(deviceKey: 7, deviceToken: "bb")
-        let earlier = FanOutCheckpoint(messageId: "m", slice: 2, cursor: 100, sent: 90, failed: 10, pending: 50, remove: [removal])
-        let later = FanOutCheckpoint(messageId: "m", slice: 2, cursor: nil, sent: 5, pending: 45, deactivate: [deactivation])
-        let merged = FanOutCheckpoint.merging(earlier, later)
-        #expect(merged == FanOutCheckpoint(messageId: "m", slice: 2, cursor: 100, sent: 95, failed: 10, pending: 45,
-                                           remove: [removal], deactivate: [deactivation]))
-        let moved = FanOutCheckpoint(messageId: "m", slice: 2, cursor: 200, pending: 0)
-        #expect(FanOutCheckpoint.merging(earlier, moved)?.cursor == 200)
-        #expect(FanOutCheckpoint.merging(nil, later) == later)
-        #expect(FanOutCheckpoint.merging(earlier, nil) == earlier)
-        #expect(FanOutCheckpoint.merging(nil, nil) == nil)
-    }
-}
