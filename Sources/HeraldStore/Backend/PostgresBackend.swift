@@ -68,14 +68,27 @@ public final class PostgresBackend: SQLBackend, Service {
         for await _ in started.stream { return }
     }
 
-    /// Checks that the server answers, so a wrong host or password is one clear line at start-up.
+    /// Checks that the server answers, so a wrong host or password is one clear line at start-up. It
+    /// opens a connection of its own (the pool would retry for a minute before giving up).
     func checkReachable() async throws {
         do {
-            _ = try await client.withConnection { connection in
-                try await connection.query("SELECT 1", logger: self.logger)
-            }
+            let connection = try await openConnection()
+            try? await connection.close()
         } catch {
             throw StoreOpenFailure(description: "database \(location) cannot be reached: \(Self.explain(error))")
+        }
+    }
+
+    /// A connection outside the pool, with the pool's settings, given up after 10 s.
+    func openConnection() async throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: try Self.connectionTLS(location.sslMode))
+        configuration.options.connectTimeout = .seconds(5)
+        let settings = configuration
+        return try await Self.withDeadline(.seconds(10), onTimeout: {}) {
+            try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: settings,
+                                                 id: 0, logger: self.logger)
         }
     }
 
@@ -298,19 +311,9 @@ public final class PostgresBackend: SQLBackend, Service {
 
     /// Whether a new connection to the server can be opened now (outside the pool, closed at once).
     func isReachable() async -> Bool {
-        let configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.username, password: location.password,
-            database: location.database, tls: (try? Self.connectionTLS(location.sslMode)) ?? .disable)
-        do {
-            let connection = try await Self.withDeadline(.seconds(5), onTimeout: {}) {
-                try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration,
-                                                     id: 0, logger: self.logger)
-            }
-            try? await connection.close()
-            return true
-        } catch {
-            return false
-        }
+        guard let connection = try? await openConnection() else { return false }
+        try? await connection.close()
+        return true
     }
 
     /// The same TLS choice as the pool's (`tls(_:)`), for a single connection.
@@ -361,6 +364,9 @@ public final class PostgresBackend: SQLBackend, Service {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             return "\(message)\(error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")"
+        }
+        if let underlying = error.underlying as? NIOConnectionError, let first = underlying.connectionErrors.first {
+            return "\(first.error)"
         }
         if let underlying = error.underlying { return "\(error.code): \(underlying)" }
         return "\(error.code)"
