@@ -134,15 +134,18 @@ public final class Dispatcher: Service {
         do {
             let ending = try await fanOut(claimed, logger: logger)
             let now = clock.now
+            func finish(next: Timestamp?, failure: String?) async throws {
+                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner,
+                                               next: next, failure: failure, now: now)
+            }
             switch ending {
             case .completed:
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner,
-                                               next: Self.nextOccurrence(of: message, now: now), failure: nil, now: now)
+                try await finish(next: Self.nextOccurrence(of: message, now: now), failure: nil)
             case .aborted(let reason):
                 logger.error("message failed", metadata: ["herald.reason": "\(reason)"])
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner, next: nil, failure: reason, now: now)
+                try await finish(next: nil, failure: reason)
             case .cancelled:
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner, next: nil, failure: nil, now: now)
+                try await finish(next: nil, failure: nil)
             case .leaseLost, .stopped:
                 break
             }

@@ -37,21 +37,18 @@ public final class PostgresBackend: SQLBackend, Service {
         self.logger = logger
     }
 
+    /// libpq's meaning of `sslmode`: nil for no TLS; the certificate is checked only with `verify-full`.
+    static func tlsConfiguration(_ mode: PostgresLocation.SSLMode) -> TLSConfiguration? {
+        guard mode != .disable else { return nil }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if mode != .verifyFull { tls.certificateVerification = .none }
+        return tls
+    }
+
+    /// The pool's TLS setting for `mode`.
     static func tls(_ mode: PostgresLocation.SSLMode) throws -> PostgresClient.Configuration.TLS {
-        switch mode {
-        case .disable:
-            return .disable
-        case .prefer:
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            return .prefer(tls)
-        case .require:
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            return .require(tls)
-        case .verifyFull:
-            return .require(TLSConfiguration.makeClientConfiguration())
-        }
+        guard let tls = tlsConfiguration(mode) else { return .disable }
+        return mode == .prefer ? .prefer(tls) : .require(tls)
     }
 
     public var dialect: StoreDialect { .postgres }
@@ -197,7 +194,7 @@ public final class PostgresBackend: SQLBackend, Service {
         let outcome = Outcome<T>()
         return try await withCheckedThrowingContinuation { continuation in
             outcome.wait(continuation)
-            let work = Task {
+            Task {
                 do { outcome.finish(.success(try await operation())) } catch { outcome.finish(.failure(error)) }
             }
             let watchdog = Task {
@@ -209,7 +206,7 @@ public final class PostgresBackend: SQLBackend, Service {
                 await onTimeout()
                 outcome.deliver(.failure(StoreUnavailable(reason: "no answer from the database within \(timeout)")))
             }
-            outcome.onFinish { watchdog.cancel(); _ = work }
+            outcome.onFinish { watchdog.cancel() }
         }
     }
 
@@ -217,8 +214,8 @@ public final class PostgresBackend: SQLBackend, Service {
     final class Outcome<T: Sendable>: Sendable {
         private struct State {
             var continuation: CheckedContinuation<T, any Error>?
-            var result: Result<T, any Error>?
             var claimed = false
+            var delivered = false
             var onFinish: (@Sendable () -> Void)?
         }
         private let state = Mutex(State())
@@ -230,7 +227,7 @@ public final class PostgresBackend: SQLBackend, Service {
         /// Called once the tasks exist; runs at once if the result is in already.
         func onFinish(_ action: @escaping @Sendable () -> Void) {
             let finished = state.withLock { state -> Bool in
-                if state.result != nil { return true }
+                if state.delivered { return true }
                 state.onFinish = action
                 return false
             }
@@ -257,7 +254,7 @@ public final class PostgresBackend: SQLBackend, Service {
         /// Resumes the caller with `result`; only after a successful `claim()`.
         func deliver(_ result: Result<T, any Error>) {
             let (continuation, action) = state.withLock { state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
-                state.result = result
+                state.delivered = true
                 defer { state.continuation = nil; state.onFinish = nil }
                 return (state.continuation, state.onFinish)
             }
@@ -318,13 +315,9 @@ public final class PostgresBackend: SQLBackend, Service {
 
     /// The same TLS choice as the pool's (`tls(_:)`), for a single connection.
     static func connectionTLS(_ mode: PostgresLocation.SSLMode) throws -> PostgresConnection.Configuration.TLS {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if mode != .verifyFull { configuration.certificateVerification = .none }
-        switch mode {
-        case .disable: return .disable
-        case .prefer: return .prefer(try NIOSSLContext(configuration: configuration))
-        case .require, .verifyFull: return .require(try NIOSSLContext(configuration: configuration))
-        }
+        guard let tls = tlsConfiguration(mode) else { return .disable }
+        let context = try NIOSSLContext(configuration: tls)
+        return mode == .prefer ? .prefer(context) : .require(context)
     }
 
     /// Nothing to do: the pool closes when `run()` ends.

@@ -20,7 +20,7 @@ extension SQLMessageStore {
         return try await backend.write { db in
             let dialect = StoreDialect(db)
             let now = clock.now(now, dialect)
-            try await Self.foldAbandonedSlices(db, now: now, dialect: dialect)
+            try await Self.foldAbandonedSlices(db, now: now)
             try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect)
             // Candidates, locked (PostgreSQL) so two instances never take the same slice; rows another
             // instance is taking right now are skipped, not waited for.
@@ -122,19 +122,26 @@ extension SQLMessageStore {
 
     /// Slices of a cancelled or failed message that nobody holds (their owner died or stopped): their
     /// counts go to the message and they go away; their pending count is dropped, nothing is sending it.
-    static func foldAbandonedSlices(_ db: any SQLDatabase, now: SQLQueryString, dialect: StoreDialect) async throws {
+    /// The rows are not locked when listed: the message row is locked first, as `finishSlice` does, and a
+    /// slice another claimer folded meanwhile is simply not deleted (and not counted) again.
+    static func foldAbandonedSlices(_ db: any SQLDatabase, now: SQLQueryString) async throws {
         let abandoned = try await db.raw("""
             SELECT s.message_id, s.slice FROM message_slices s JOIN messages m ON m.id = s.message_id
             WHERE m.status NOT IN ('scheduled', 'running') AND (s.lease_until IS NULL OR s.lease_until < \(now))
-            LIMIT 100\(dialect.skipLocked(of: "s"))
+            LIMIT 100
             """).all()
         for row in abandoned {
             let id = try row.decode(column: "message_id", as: String.self)
-            // The message row first, as finishSlice does, so folds and finishes of one message take
-            // their locks in the same order and see each other's deletes.
-            try await db.raw("UPDATE messages SET updated_at = \(now) WHERE id = \(bind: id)").run()
+            try await lockMessage(db, id: id, now: now)
             try await fold(db, id: id, slices: "slice = \(bind: try row.decode(column: "slice", as: Int.self))", now: now)
         }
+    }
+
+    /// Touches the message row, which locks it until the transaction ends (PostgreSQL). Every write that
+    /// folds or finishes slices takes this lock first, so they take their locks in one order and see each
+    /// other's deletes: of two instances finishing the last two slices, the second ends the occurrence.
+    static func lockMessage(_ db: any SQLDatabase, id: String, now: SQLQueryString) async throws {
+        try await db.raw("UPDATE messages SET updated_at = \(now) WHERE id = \(bind: id)").run()
     }
 
     /// Adds the counts of the message's slices that `slices` selects to the message and deletes them.
@@ -225,9 +232,7 @@ extension SQLMessageStore {
                             now: Timestamp) async throws {
         try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
-            // Touching the message row first serialises the finishers of one message (PostgreSQL row lock),
-            // so of two instances finishing the last two slices, the second sees the first's and ends the occurrence.
-            try await db.raw("UPDATE messages SET updated_at = \(now) WHERE id = \(bind: id)").run()
+            try await Self.lockMessage(db, id: id, now: now)
             guard try await db.raw("""
                 UPDATE message_slices SET done = \(bind: true), pending = 0, lease_owner = NULL, lease_until = NULL, updated_at = \(now)
                 WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND occurrence = \(bind: occurrence)
