@@ -1,6 +1,16 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+// Every target: `any` spelled out for existentials, and a module's members usable only where that module
+// is imported (so each target's dependencies below list every module it imports). With
+// HERALD_WARNINGS_AS_ERRORS set (`.ci/run` sets it), a warning in Herald's own code fails the build;
+// dependencies' warnings are not affected.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+] + (Context.environment["HERALD_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } == true
+    ? [.treatAllWarnings(as: .error)] : [])
+
 let package = Package(
     name: "herald",
     platforms: [.macOS(.v15)],
@@ -26,11 +36,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
             name: "HeraldCore",
-            dependencies: []
+            dependencies: [],
+            swiftSettings: strict
         ),
         .target(
             name: "HeraldStore",
@@ -46,7 +58,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         // libcurl with typed C shims for its variadic calls; nothing but HeraldAPNs imports it.
         .systemLibrary(
@@ -62,7 +75,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
         .target(
@@ -77,7 +91,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "fixtures/apns-mock/Sources/APNsMock"
+            path: "fixtures/apns-mock/Sources/APNsMock",
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "apns-mock",
@@ -85,11 +100,14 @@ let package = Package(
                 "APNsMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "fixtures/apns-mock/Sources/apns-mock"
+            path: "fixtures/apns-mock/Sources/apns-mock",
+            swiftSettings: strict
         ),
         .target(
             name: "Herald",
             dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
@@ -99,20 +117,26 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "herald",
             dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "Logging", package: "swift-log"),
                 "Herald",
                 "APNsMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "herald-bench",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
                 "Herald",
                 "APNsMock",
                 "HeraldCore",
@@ -120,7 +144,8 @@ let package = Package(
                 "HeraldAPNs",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         // Helpers that several test targets share (a throwaway PostgreSQL database per test).
         .target(
@@ -131,34 +156,53 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Tests/HeraldTestSupport"
+            path: "Tests/HeraldTestSupport",
+            swiftSettings: strict
         ),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore"]
+            dependencies: ["HeraldCore"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldCore", "HeraldTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HeraldStore",
+                "HeraldCore",
+                "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "HeraldAPNsTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldAPNs",
                 "HeraldCore",
                 "APNsMock",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "HeraldTests",
             dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 "Herald",
                 "HeraldAPNs",
                 "APNsMock",
                 "HeraldTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
         ),
     ]
 )

@@ -48,7 +48,7 @@ struct Populator {
             guard db.dialect.name == "postgresql" else { return }
             for table in ["devices", "channels", "registrations"] {
                 try await db.raw(SQLQueryString(
-                    "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM \(table)), false)")).run()
+                    "SELECT setval(pg_get_serial_sequence('\(unsafeRaw: table)', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM \(ident: table)), false)")).run()
             }
         }
     }

@@ -42,7 +42,7 @@ struct Demo: AsyncParsableCommand {
     /// One line for any error: Herald's and the demo's own have a description made for operators.
     static func describe(_ error: any Error) -> String {
         switch error {
-        case let error as CustomStringConvertible: error.description.replacingOccurrences(of: "\n", with: " ")
+        case let error as any CustomStringConvertible: error.description.replacingOccurrences(of: "\n", with: " ")
         default: "\(error)"
         }
     }

@@ -9,6 +9,7 @@ struct HeraldCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Herald: a self-hosted push-notification channel broker with the Backendless Messaging API.",
+        version: HeraldVersion.current,
         subcommands: [Serve.self, Migrate.self, Sweep.self, Keys.self, Demo.self],
         defaultSubcommand: Serve.self)
 }

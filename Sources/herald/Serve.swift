@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Herald
+import HeraldCore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the server (applies pending migrations first).")

@@ -12,7 +12,7 @@ struct Sweep: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let configuration = try common.load()
-            let report = try await withDatabase(configuration) { backend in
+            let report = try await withDatabase(configuration, mustExist: true) { backend in
                 do {
                     return try await Sweeper(store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
                                              batchSize: configuration.sweeper.batchSize, logger: makeLogger())

@@ -26,7 +26,7 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
         case .sqliteMemory:
             return try await Self.withStore(at: .sqliteMemory, body)
         case .sqliteFile:
-            let directory = try TemporaryDirectory()
+            let directory = try Scratch()
             defer { directory.remove() }
             return try await Self.withStore(at: .sqliteFile(path: directory.path("store.sqlite")), body)
         case .postgres:
@@ -41,20 +41,6 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
             return try await body(SQLRegistrationStore(backend: backend), backend)
         }
     }
-}
-
-/// A directory under the system temp folder, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 /// Builders for validated requests, so store tests read as the scenario they describe.

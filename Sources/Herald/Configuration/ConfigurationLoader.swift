@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import HeraldAPNs
 import HeraldCore
 import HeraldStore
 
@@ -38,7 +39,13 @@ public enum ConfigurationLoader {
             EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") }),
             InMemoryProvider(name: file ?? "no file", values: fileValues),
         ]).scoped(to: "herald")
-        return try read(Settings(reader: reader))
+        let configuration = try read(Settings(reader: reader))
+        // Demo mode generates keys; a server whose file lost its apps (a typo, a bad merge) must not
+        // quietly start with keys nobody configured.
+        if let file, configuration.apps.isEmpty {
+            throw ConfigurationError("configuration file '\(file)' defines no apps (\"apps\": [{\"id\": …, \"keys\": […]}]); demo mode, with generated keys, runs only without --config")
+        }
+        return configuration
     }
 
     static func read(_ settings: Settings) throws(ConfigurationError) -> HeraldConfiguration {
@@ -210,11 +217,18 @@ public enum ConfigurationLoader {
         } catch {
             throw ConfigurationError("configuration file '\(path)' cannot be read: \(Self.reason(error))")
         }
+        let document: JSONValue
         do {
-            return try JSONValue.parse(data)
+            document = try JSONValue.parseDocument(data)
         } catch {
-            throw ConfigurationError("configuration file '\(path)' is not valid JSON")
+            throw ConfigurationError("configuration file '\(path)' is not valid JSON: it breaks at \(error)")
         }
+        do {
+            try ConfigurationSchema.file.check(document)
+        } catch {
+            throw ConfigurationError("configuration file '\(path)': \(error.text)")
+        }
+        return document
     }
 
     static func reason(_ error: any Error) -> String {
@@ -238,11 +252,13 @@ public enum ConfigurationLoader {
             throw ConfigurationError("configuration file must hold a JSON object")
         }
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        var pending: [([String], JSONValue)] = root.map { (["herald", $0.key], $0.value) }
+        var pending: [([String], JSONValue)] = root.filter { !ConfigurationSchema.isComment($0.key) }.map { (["herald", $0.key], $0.value) }
         while let (path, value) = pending.popLast() {
             let text: String
             switch value {
-            case .object(let object): pending.append(contentsOf: object.map { (path + [$0.key], $0.value) }); continue
+            case .object(let object):
+                pending.append(contentsOf: object.filter { !ConfigurationSchema.isComment($0.key) }.map { (path + [$0.key], $0.value) })
+                continue
             case .array(let array): pending.append(contentsOf: array.enumerated().map { (path + [String($0.offset)], $0.element) }); continue
             case .null: continue
             case .string(let string): text = string

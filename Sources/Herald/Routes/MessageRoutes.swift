@@ -26,7 +26,7 @@ struct MessageRoutes {
         let body = try await JSONBody.read(request)
         let now = clock.now
         let publish = try PublishRequest(json: body, now: now)
-        let message = StoredMessage(id: "message:\(UUID().uuidString.lowercased())", app: scope.appId, channel: channel,
+        let message = StoredMessage(id: Self.newMessageID(), app: scope.appId, channel: channel,
                                     request: publish, now: now)
         try await messages.insert(message, now: now)
         if publish.schedule.publishAt == nil { dispatcher?.wake() }
@@ -36,8 +36,8 @@ struct MessageRoutes {
     }
 
     func status(_ context: some RequestContext) async throws -> Response {
+        let id = try Self.messageID(context)
         let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
-        let id = try AppScope.parameter("target", context)
         guard let message = try await messages.message(app: scope.appId, id: id) else { throw HeraldFault.messageNotCancellable }
         let counts = message.deliveries
         return JSONBody.response(.object([
@@ -55,9 +55,24 @@ struct MessageRoutes {
     }
 
     func cancel(_ context: some RequestContext) async throws -> Response {
+        let id = try Self.messageID(context)
         let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
-        let id = try AppScope.parameter("target", context)
         guard try await messages.cancel(app: scope.appId, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
         return JSONBody.response(.object(["messageId": .string(id), "status": .string(MessageStatus.cancelled.contractStatus)]))
+    }
+
+    /// `message:` and a lowercase UUID: a shape no channel can have (channel names may not start with
+    /// `message:`), so GET and DELETE can tell a message id from a mistyped route.
+    static func newMessageID() -> String { "message:\(UUID().uuidString.lowercased())" }
+
+    /// The `{target}` of GET and DELETE. Anything not shaped like a message id (`…/messaging/registrationz`,
+    /// `…/messaging/registrations` without a device) is a mistyped route: 404 "No such route", before
+    /// the key is looked at, as for any other path Herald does not serve.
+    static func messageID(_ context: some RequestContext) throws(HeraldFault) -> String {
+        let id = try AppScope.parameter("target", context)
+        guard id.hasPrefix("message:"), UUID(uuidString: String(id.dropFirst("message:".count))) != nil else {
+            throw .noSuchRoute
+        }
+        return id
     }
 }

@@ -4,6 +4,7 @@ import HeraldStore
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 /// `herald serve`: opens and migrates the store, settles the apps, runs the server until SIGTERM/SIGINT.
 public enum HeraldRuntime {
@@ -18,6 +19,8 @@ public enum HeraldRuntime {
 
     public static func serve(configuration: HeraldConfiguration, clock: any WallClock = SystemClock(), logger: Logger,
                              onStarted: @escaping @Sendable (Started) -> Void) async throws {
+        // A port in use is found before the database is created or migrated, so a failed start leaves nothing behind.
+        try await checkListenable(configuration.http)
         try await withMigrated(configuration.database, logger: logger) { backend in
             try await run(configuration: configuration, backend: backend, clock: clock, logger: logger, onStarted: onStarted)
         }
@@ -62,12 +65,38 @@ public enum HeraldRuntime {
             })
         do {
             try await app.runService()
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw StartupError("cannot listen on \(configuration.http.host):\(configuration.http.port): address already in use")
-        } catch let error as IOError {
-            throw StartupError("cannot listen on \(configuration.http.host):\(configuration.http.port): \(error.description)")
-        } catch let error as SocketAddressError {
-            throw StartupError("cannot listen on \(configuration.http.host):\(configuration.http.port): \(error)")
+        } catch {
+            throw listenFailure(error, configuration.http) ?? error
+        }
+    }
+
+    /// Binds the configured address once and lets it go, so a port in use or an address that is not
+    /// this machine's stops start-up with one line before anything else happens. (Another process could
+    /// still take the port in the moment between; the server's own bind then reports it the same way.)
+    static func checkListenable(_ http: HeraldConfiguration.HTTP) async throws {
+        guard http.port != 0 else { return }
+        do {
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: http.host, port: http.port).get()
+            try await channel.close()
+        } catch {
+            throw listenFailure(error, http) ?? error
+        }
+    }
+
+    /// One operator-readable line for a failure to listen; nil for any other error.
+    static func listenFailure(_ error: any Error, _ http: HeraldConfiguration.HTTP) -> StartupError? {
+        let address = "\(http.host):\(http.port)"
+        switch error {
+        case let error as IOError where error.errnoCode == EADDRINUSE:
+            return StartupError("cannot listen on \(address): address already in use")
+        case let error as IOError:
+            return StartupError("cannot listen on \(address): \(error.description)")
+        case let error as SocketAddressError:
+            return StartupError("cannot listen on \(address): \(error)")
+        default:
+            return nil
         }
     }
 

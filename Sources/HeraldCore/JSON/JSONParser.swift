@@ -8,7 +8,10 @@ struct JSONParser {
     /// Deeper documents are refused; Backendless bodies are two or three levels deep.
     static let maxDepth = 64
 
-    struct Failure: Error {}
+    /// Where the document stopped being JSON: the byte offset of the first byte that does not fit.
+    struct Failure: Error {
+        let offset: Int
+    }
 
     private let bytes: [UInt8]
     private var index = 0
@@ -20,9 +23,11 @@ struct JSONParser {
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw Failure() }
+        guard parser.index == bytes.count else { throw Failure(offset: parser.index) }
         return value
     }
+
+    private var failure: Failure { Failure(offset: min(index, bytes.count)) }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -32,16 +37,16 @@ struct JSONParser {
 
     private mutating func expect(_ literal: StaticString) throws(Failure) {
         let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { throw Failure() }
+        guard index + count <= bytes.count else { throw failure }
         let matches = literal.withUTF8Buffer { expected in
             (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
         }
-        guard matches else { throw Failure() }
+        guard matches else { throw failure }
         index += count
     }
 
     private mutating func value(depth: Int) throws(Failure) -> JSONValue {
-        guard depth < Self.maxDepth, let byte = current else { throw Failure() }
+        guard depth < Self.maxDepth, let byte = current else { throw failure }
         switch byte {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
@@ -60,10 +65,10 @@ struct JSONParser {
         if current == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw Failure() }
+            guard current == UInt8(ascii: "\"") else { throw failure }
             let key = try string()
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw Failure() }
+            guard current == UInt8(ascii: ":") else { throw failure }
             index += 1
             skipWhitespace()
             members[key] = try value(depth: depth + 1)
@@ -71,7 +76,7 @@ struct JSONParser {
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw Failure()
+            default: throw failure
             }
         }
     }
@@ -88,7 +93,7 @@ struct JSONParser {
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: throw Failure()
+            default: throw failure
             }
         }
     }
@@ -98,24 +103,24 @@ struct JSONParser {
         let start = index
         // Fast path: no escapes, so the bytes between the quotes are the string.
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-            guard byte >= 0x20 else { throw Failure() }
+            guard byte >= 0x20 else { throw failure }
             index += 1
         }
-        guard let stop = current else { throw Failure() }
+        guard let stop = current else { throw failure }
         var utf8 = Array(bytes[start..<index])
         if stop == UInt8(ascii: "\\") { try unescape(into: &utf8) }
         index += 1
-        guard let text = String(validating: utf8, as: UTF8.self) else { throw Failure() }
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw failure }
         return text
     }
 
     /// Continues a string after its first backslash, up to (not past) the closing quote.
     private mutating func unescape(into utf8: inout [UInt8]) throws(Failure) {
         while let byte = current, byte != UInt8(ascii: "\"") {
-            guard byte >= 0x20 else { throw Failure() }
+            guard byte >= 0x20 else { throw failure }
             index += 1
             guard byte == UInt8(ascii: "\\") else { utf8.append(byte); continue }
-            guard let escaped = current else { throw Failure() }
+            guard let escaped = current else { throw failure }
             index += 1
             switch escaped {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
@@ -129,19 +134,19 @@ struct JSONParser {
                 if (0xD800..<0xDC00).contains(scalar) {
                     try expect("\\u")
                     let low = try hex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw Failure() }
+                    guard (0xDC00..<0xE000).contains(low) else { throw failure }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
-                guard let unicode = Unicode.Scalar(scalar) else { throw Failure() }
+                guard let unicode = Unicode.Scalar(scalar) else { throw failure }
                 utf8.append(contentsOf: Array(String(Character(unicode)).utf8))
-            default: throw Failure()
+            default: throw failure
             }
         }
-        guard current != nil else { throw Failure() }
+        guard current != nil else { throw failure }
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw Failure() }
+        guard index + 4 <= bytes.count else { throw failure }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[index]
@@ -150,7 +155,7 @@ struct JSONParser {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw Failure()
+            default: throw failure
             }
             value = value << 4 | UInt32(digit)
             index += 1
@@ -161,25 +166,25 @@ struct JSONParser {
     private mutating func number() throws(Failure) -> JSONValue {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
-        guard let first = current, isDigit(first) else { throw Failure() }
+        guard let first = current, isDigit(first) else { throw failure }
         if first == UInt8(ascii: "0") { index += 1 } else { skipDigits() }
         var integral = true
         if current == UInt8(ascii: ".") {
             integral = false
             index += 1
-            guard let byte = current, isDigit(byte) else { throw Failure() }
+            guard let byte = current, isDigit(byte) else { throw failure }
             skipDigits()
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             integral = false
             index += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard let byte = current, isDigit(byte) else { throw Failure() }
+            guard let byte = current, isDigit(byte) else { throw failure }
             skipDigits()
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let value = Int64(text) { return .integer(value) }
-        guard let value = Double(text), value.isFinite else { throw Failure() }
+        guard let value = Double(text), value.isFinite else { throw failure }
         // A whole value written with a fraction or exponent (12.0, -3e2) is an integer, as Foundation reads it.
         if value.rounded() == value, abs(value) < 9.2e18 { return .integer(Int64(value)) }
         return .number(value)

@@ -35,7 +35,7 @@ public struct StoreDialect: Sendable, Equatable {
     func skipLocked(of table: String? = nil) -> SQLQueryString {
         switch kind {
         case .sqlite: ""
-        case .postgres: SQLQueryString(" FOR UPDATE\(table.map { " OF \($0)" } ?? "") SKIP LOCKED")
+        case .postgres: table.map { SQLQueryString(" FOR UPDATE OF \(ident: $0) SKIP LOCKED") } ?? " FOR UPDATE SKIP LOCKED"
         }
     }
 

@@ -2,20 +2,18 @@ import APNsMock
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldTestSupport
 import Testing
 
 /// Paths into the repository's fixtures/ and ways to start the mock and a client against it.
 enum Fixtures {
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func path(_ relative: String) -> String { FixtureFiles.path(relative) }
 
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    static let topic = "com.example.herald"
-    static let teamID = "TESTTEAM01"
-    static let keyID = "TESTKEY001"
-    static var keyFile: String { path("fixtures/keys/AuthKey_TESTKEY001.p8") }
-    static var caFile: String { path("fixtures/tls/ca.crt") }
+    static let topic = FixtureFiles.topic
+    static let teamID = FixtureFiles.teamID
+    static let keyID = FixtureFiles.keyID
+    static var keyFile: String { FixtureFiles.keyFile() }
+    static var caFile: String { FixtureFiles.caFile }
 
     static func signingKey(_ id: String = keyID, team: String = teamID) throws -> APNsSigningKey {
         try APNsSigningKey(keyID: id, teamID: team, p8File: path("fixtures/keys/AuthKey_\(id).p8"))

@@ -13,8 +13,8 @@ import Testing
         (.get, "messaging/channels", .admin),
         (.post, "admin/sweep", .admin),
         (.post, "messaging/news", .server),
-        (.get, "messaging/message:0b1e", .server),
-        (.delete, "messaging/message:0b1e", .server),
+        (.get, "messaging/message:0ae1b200-5016-40f7-bdc5-92813aec5daf", .server),
+        (.delete, "messaging/message:0ae1b200-5016-40f7-bdc5-92813aec5daf", .server),
     ]
 
     /// The publishing routes answer 5007 in Backendless's own words.

@@ -61,6 +61,33 @@ import Testing
         }
     }
 
+    /// A mistyped route is "no such route" whatever the key, not an answer about something else.
+    @Test(arguments: ["k-client", "k-server", "k-admin"])
+    func aMistypedRouteIsNoSuchRouteNotAnotherError(_ key: String) async throws {
+        try await TestHerald.with(file: false) { h in
+            for (method, path) in [(HTTPRequest.Method.get, "messaging/registrationz"), (.get, "messaging/registrations"),
+                                   (.delete, "messaging/registrationz/my-phone"), (.delete, "messaging/registrations"),
+                                   (.get, "messaging/message:not-a-uuid"), (.get, "messaging/news")] {
+                let answer = try await h.client.call(method, "/shop/\(key)/\(path)")
+                #expect(answer.status == .notFound, "\(method) \(path)")
+                #expect(answer.body["code"] == .integer(404), "\(method) \(path): \(answer.body)")
+                #expect(answer.body["message"] == .string("No such route"), "\(method) \(path)")
+            }
+        }
+    }
+
+    @Test func aWellFormedUnknownMessageIdIs5040ForAServerKeyAndStill5007ForAClientKey() async throws {
+        try await TestHerald.with(file: false) { h in
+            let path = "messaging/message:0ae1b200-5016-40f7-bdc5-92813aec5daf"
+            let server = try await h.client.call(.get, "/shop/k-server/\(path)")
+            #expect(server.status == .notFound)
+            #expect(server.body["code"] == .integer(5040))
+            let client = try await h.client.call(.delete, "/shop/k-client/\(path)")
+            #expect(client.status == .forbidden)
+            #expect(client.body["code"] == .integer(5007))
+        }
+    }
+
     @Test func randomBodiesNeverCauseA500() async throws {
         try await TestHerald.with(file: false) { h in
             var generator = SystemRandomNumberGenerator()

@@ -1,7 +1,10 @@
 import Foundation
 import Herald
+import HeraldAPNs
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
+import Logging
 import Testing
 
 @Suite struct ConfigurationLoaderTests {
@@ -16,10 +19,9 @@ import Testing
         """
 
     func withFile<T>(_ contents: String, _ body: (String) throws -> T) throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).json").path
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try body(path)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        return try body(try scratch.write("herald.json", contents))
     }
 
     func failure(_ contents: String, environment: [String: String] = [:]) throws -> String? {
@@ -87,6 +89,61 @@ import Testing
         for message in [unknownRole, duplicate].compactMap({ $0 }) { #expect(!message.contains("\n")) }
     }
 
+    /// A key Herald does not read is refused, with the known key it most likely meant.
+    @Test(arguments: [
+        (#"{"htttp": {"port": 9999}}"#, "unknown key 'htttp' (did you mean 'http'?)"),
+        (#"{"app": []}"#, "unknown key 'app' (did you mean 'apps'?)"),
+        (#"{"http": {"prot": 1}}"#, "unknown key 'http.prot' (did you mean 'http.port'?)"),
+        (#"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}], "apns": {"teamID": "T"}}]}"#,
+         "unknown key 'apps[0].apns.teamID' (did you mean 'apps[0].apns.teamId'?)"),
+        (#"{"apps": [{"id": "a", "keys": [{"key": "k", "roles": "client"}]}]}"#,
+         "unknown key 'apps[0].keys[0].roles' (did you mean 'apps[0].keys[0].role'?)"),
+        (#"{"dispatcher": {"pageSise": 10}}"#, "unknown key 'dispatcher.pageSise' (did you mean 'dispatcher.pageSize'?)"),
+        (#"{"database": {"poolsize": 4}}"#, "unknown key 'database.poolsize' (did you mean 'database.poolSize'?)"),
+        (#"{"HTTP": {}}"#, "unknown key 'HTTP' (did you mean 'http'?)"),
+        (#"{"databse": {}}"#, "unknown key 'databse' (did you mean 'database'?)"),
+        (#"{"sweep": {}}"#, "unknown key 'sweep' (did you mean 'sweeper'?)"),
+        (#"{"metrics": {"port": 9100}}"#, "unknown key 'metrics' (known keys there: apps, database, dispatcher, http, sweeper)"),
+        (#"{"http": 8080}"#, "'http' must be an object ({…}), not a number"),
+        (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),
+        (#"{"http": {"port": {"value": 1}}}"#, "'http.port' must be a single value, not an object"),
+        (#"[1, 2]"#, "'the file' must be an object ({…}), not a list"),
+    ])
+    func unknownKeysAndWrongShapesAreRefusedWithTheNearestKey(_ contents: String, _ expected: String) throws {
+        let message = try #require(try failure(contents))
+        #expect(message.hasPrefix("configuration file '"), "\(message)")
+        #expect(message.hasSuffix(expected), "\(message)")
+    }
+
+    @Test func commentKeysAreSkippedAndNullMeansNotSet() throws {
+        let configuration = try withFile(#"""
+            {"//": "Herald's configuration", "http": {"//port": 1, "port": 9000, "host": null},
+             "apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}],
+                       "//apns": {"environment": "production", "topic": "com.example.a"}}]}
+            """#) { try ConfigurationLoader.load(file: $0, environment: [:]) }
+        #expect(configuration.http == .init(host: "127.0.0.1", port: 9000))
+        #expect(configuration.apps == [AppConfiguration(id: "a", keys: [APIKey(key: "k", role: .client)])], "a commented apns block is off")
+    }
+
+    /// Demo mode generates keys: it runs only when no configuration file is given, never because a file lacks apps.
+    @Test func aFileWithoutAppsIsRefusedRatherThanStartingDemoMode() throws {
+        for contents in [#"{"http": {"port": 9000}}"#, #"{"apps": []}"#, "{}"] {
+            #expect(try failure(contents)?.contains("defines no apps") == true, "\(contents)")
+        }
+        let fromEnvironment = try withFile("{}") {
+            try ConfigurationLoader.load(file: $0, environment: ["HERALD_APPS_0_ID": "e", "HERALD_APPS_0_KEYS_0_KEY": "k",
+                                                                 "HERALD_APPS_0_KEYS_0_ROLE": "client"])
+        }
+        #expect(fromEnvironment.apps.map(\.id) == ["e"], "apps from the environment count")
+    }
+
+    @Test func brokenJSONSaysWhere() throws {
+        let message = try #require(try failure("{\n  \"http\": {\"port\": 80,}\n}"))
+        #expect(message.hasSuffix("is not valid JSON: it breaks at line 2, column 23"), "\(message)")
+        let unicode = try #require(try failure("{\"apps\": [{\"id\": \"café\" x}]}"))
+        #expect(unicode.hasSuffix("line 1, column 25"), "columns count characters, not bytes: \(unicode)")
+    }
+
     @Test func anUnreadableFileIsNamed() {
         do {
             _ = try ConfigurationLoader.load(file: "/nonexistent/herald.json", environment: [:])
@@ -109,8 +166,7 @@ import Testing
 
 /// Per-app APNs settings: read, checked at start-up, and turned into a client configuration.
 @Suite struct APNsConfigurationTests {
-    static let keyFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fixtures/keys/AuthKey_TESTKEY001.p8").path
+    static let keyFile = FixtureFiles.keyFile()
     static let caFile = URL(fileURLWithPath: keyFile).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("tls/ca.crt").path
     static let certificateFile = URL(fileURLWithPath: caFile).deletingLastPathComponent().appendingPathComponent("client.crt").path

@@ -1,15 +1,17 @@
 import Foundation
 import Herald
 import HeraldStore
+import HeraldTestSupport
 import Testing
 
 /// `database.*` for PostgreSQL: the URL's parts, the password kept out of it, and clear refusals.
 @Suite struct DatabaseConfigurationTests {
+    /// Loads `json` (an object) as a configuration file, with one app added: a file without apps is refused.
     func load(_ json: String, environment: [String: String] = [:]) throws -> DatabaseURL {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).json").path
-        try json.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try ConfigurationLoader.load(file: path, environment: environment).database
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let withApp = #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}], "# + json.dropFirst()
+        return try ConfigurationLoader.load(file: try scratch.write("herald.json", withApp), environment: environment).database
     }
 
     @Test func aPostgresURLIsReadWithItsPartsAndDefaults() throws {
@@ -44,9 +46,9 @@ import Testing
         let json = #"{"database": {"url": "postgres://herald@db/herald", "poolSize": 4}}"#
         let fromEnvironment = try load(json, environment: ["HERALD_DATABASE_PASSWORD": "from-env"])
         #expect(fromEnvironment == .postgres(PostgresLocation(host: "db", username: "herald", password: "from-env", database: "herald", poolSize: 4)))
-        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("herald-pw-\(UUID().uuidString)").path
-        try "from-file\n".write(toFile: secret, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: secret) }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let secret = try scratch.write("password", "from-file\n")
         let fromFile = try load(#"{"database": {"url": "postgres://herald@db/herald", "passwordFile": "\#(secret)"}}"#)
         guard case .postgres(let location) = fromFile else { Issue.record("not postgres"); return }
         #expect(location.password == "from-file")

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import Logging
 import Testing
 
@@ -51,8 +52,17 @@ import Testing
         defer { scratch.remove() }
         let badRole = try scratch.write("role.json", #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "root"}]}]}"#)
         let duplicate = try scratch.write("dup.json", #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"id": "a", "keys": [{"key": "j", "role": "client"}]}]}"#)
+        let typo = try scratch.write("typo.json", #"{"htttp": {"port": 9999}, "apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}]}"#)
+        let noApps = try scratch.write("app.json", #"{"app": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}]}"#)
+        let portOnly = try scratch.write("port.json", #"{"http": {"port": 0}}"#)
+        let broken = try scratch.write("broken.json", "{\"apps\": [\n  {\"id\": \"a\" \"keys\": []}\n]}")
         let cases: [([String], String)] = [
             (["serve", "--config", scratch.path("missing.json")], "cannot be read"),
+            (["serve", "--config", typo], "unknown key 'htttp' (did you mean 'http'?)"),
+            // A misspelt "apps" must not start demo mode with generated keys, nor must a file without apps.
+            (["serve", "--config", noApps, "--port", "0"], "unknown key 'app' (did you mean 'apps'?)"),
+            (["serve", "--config", portOnly], "defines no apps"),
+            (["serve", "--config", broken], "is not valid JSON: it breaks at line 2, column 14"),
             (["serve", "--config", badRole, "--port", "0"], "unknown role 'root'"),
             (["serve", "--config", duplicate, "--port", "0"], "duplicate app id 'a'"),
             (["serve", "--port", "0", "--database", "sqlite:///nonexistent-dir/h.sqlite"], "not writable"),
@@ -81,6 +91,7 @@ import Testing
         #expect(second.code != 0)
         #expect(Self.problemLines(second.stderr).count == 1, "\(second.stderr)")
         #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port): address already in use"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("b.sqlite")), "the port is checked before the database is created")
         first.process.terminate()
         _ = try await first.waitForExit()
     }
@@ -118,5 +129,60 @@ import Testing
         #expect(swept.stdout.hasPrefix("removed 3 expired registrations"))
         let again = try await HeraldProcess.run(["sweep", "--database", database])
         #expect(again.stdout.hasPrefix("removed 0 expired registrations"))
+    }
+
+    @Test func versionAndKeysForAShell() async throws {
+        let version = try await HeraldProcess.run(["--version"])
+        #expect(version.code == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == HeraldVersion.current)
+
+        // --generate needs no database: a fresh app entry that a configuration file accepts as it is.
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let generated = try await HeraldProcess.run(["keys", "--generate", "--app", "shop"], directory: scratch.url)
+        #expect(generated.code == 0, "\(generated.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty, "no database was created")
+        let config = try scratch.write("herald.json", #"{"apps": ["# + generated.stdout + "]}")
+        let loaded = try ConfigurationLoader.load(file: config, environment: [:])
+        #expect(loaded.apps.map(\.id) == ["shop"])
+        #expect(Set(loaded.apps[0].keys.map(\.role)) == [.client, .server, .admin])
+        #expect(Set(loaded.apps[0].keys.map(\.key)).count == 3)
+
+        // --env prints one line a shell can run, with the keys the server generated.
+        let server = try HeraldProcess(["serve", "--port", "0"], directory: scratch.url)
+        _ = try await server.waitUntilListening()
+        server.process.terminate()
+        _ = try await server.waitForExit()
+        let listed = try await HeraldProcess.run(["keys"], directory: scratch.url)
+        let exported = try await HeraldProcess.run(["keys", "--env"], directory: scratch.url)
+        #expect(exported.code == 0, "\(exported.stderr)")
+        let line = exported.stdout.trimmingCharacters(in: .newlines)
+        #expect(!line.contains("\n"))
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", line + #"; printf '%s %s %s %s' "$APP" "$CLIENT" "$SERVER" "$ADMIN""#]
+        let pipe = Pipe()
+        shell.standardOutput = pipe
+        try shell.run()
+        shell.waitUntilExit()
+        let values = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
+        let printed = listed.stdout.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(values.count == 4)
+        #expect(values.first == "demo")
+        for (role, value) in zip(["client", "server", "admin"], values.dropFirst()) {
+            #expect(printed.contains { $0.count == 3 && $0[1] == role && $0[2] == value }, "\(role)")
+        }
+    }
+
+    @Test func keysAndSweepRefuseADatabaseThatIsNotThere() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        for command in ["keys", "sweep"] {
+            let result = try await HeraldProcess.run([command, "--database", "sqlite://" + scratch.path("typo.sqlite")])
+            #expect(result.code == 1)
+            #expect(Self.problemLines(result.stderr).count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("does not exist"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("typo.sqlite")), "\(command) created the file")
+        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import Logging
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import Logging
 import Testing
 
@@ -16,10 +17,10 @@ import Testing
     /// A mock that answers every request after `latency` ms, so a fan-out takes a few seconds.
     static func mock(latency: Int) async throws -> APNsMock {
         var configuration = APNsMockConfiguration(
-            transport: .tls(certificateChainFile: PublishHarness.fixture("fixtures/tls/server.crt"),
-                            privateKeyFile: PublishHarness.fixture("fixtures/tls/server.key")),
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate,
+                            privateKeyFile: FixtureFiles.serverKey),
             authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01",
-                                                           p8File: PublishHarness.fixture("fixtures/keys/AuthKey_TESTKEY001.p8"))]))
+                                                           p8File: FixtureFiles.keyFile())]))
         configuration.topics = [PublishHarness.topic]
         let mock = try await APNsMock.start(configuration)
         var faults = APNsMockFaults()
@@ -48,9 +49,9 @@ import Testing
             {"sweeper": {"intervalSeconds": 0},
              "dispatcher": {"pageSize": \(pageSize), "maxOpenPages": \(maxOpenPages), "pollIntervalSeconds": 0.05},
              "apps": [{"id": "shop", "keys": [{"key": "k-server", "role": "server"}],
-                       "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(PublishHarness.fixture("fixtures/tls/ca.crt"))",
+                       "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(FixtureFiles.caFile)",
                                 "topic": "\(PublishHarness.topic)", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
-                                "privateKeyFile": "\(PublishHarness.fixture("fixtures/keys/AuthKey_TESTKEY001.p8"))",
+                                "privateKeyFile": "\(FixtureFiles.keyFile())",
                                 "connections": 1, "streamsPerConnection": 20}}]}
             """)
         return (config, database)

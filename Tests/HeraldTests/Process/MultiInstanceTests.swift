@@ -22,9 +22,9 @@ struct MultiInstanceTests {
                        sweeperInterval: Double = 0) throws -> String {
         let apns = mock.map { mock in
             """
-            , "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(PublishHarness.fixture("fixtures/tls/ca.crt"))",
+            , "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(FixtureFiles.caFile)",
                        "topic": "\(PublishHarness.topic)", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
-                       "privateKeyFile": "\(PublishHarness.fixture("fixtures/keys/AuthKey_TESTKEY001.p8"))",
+                       "privateKeyFile": "\(FixtureFiles.keyFile())",
                        "connections": 1, "streamsPerConnection": \(streams)}
             """
         } ?? ""

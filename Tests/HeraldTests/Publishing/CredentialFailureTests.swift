@@ -1,5 +1,7 @@
 import APNsMock
 import Foundation
+import HTTPTypes
+import Herald
 import HeraldCore
 import Testing
 

@@ -1,5 +1,7 @@
 import APNsMock
 import Foundation
+import Herald
+import HeraldAPNs
 import HeraldCore
 import Testing
 

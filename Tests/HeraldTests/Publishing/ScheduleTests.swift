@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import HTTPTypes
 import HeraldCore
 import Testing
 

@@ -4,6 +4,7 @@ import Herald
 import HeraldAPNs
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -12,11 +13,7 @@ import Testing
 /// The whole server (routes, store on a SQLite file, dispatcher, APNs client) against the mock APNs
 /// over TLS, with a manual clock that Herald, its provider tokens and the mock share.
 enum PublishHarness {
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func fixture(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    static let topic = "com.example.herald"
+    static let topic = FixtureFiles.topic
     static let publish = "/shop/k-server/messaging"
     static let register = "/shop/k-client/messaging/registrations"
 
@@ -36,8 +33,8 @@ enum PublishHarness {
 
     static func apnsSettings(_ mock: APNsMock, keyID: String = "TESTKEY001") -> APNsAppConfiguration {
         APNsAppConfiguration(
-            environment: .custom(url: mock.baseURL, caFile: fixture("fixtures/tls/ca.crt")), topic: topic,
-            authentication: .token(teamID: "TESTTEAM01", keyID: keyID, privateKeyFile: fixture("fixtures/keys/AuthKey_\(keyID).p8")),
+            environment: .custom(url: mock.baseURL, caFile: FixtureFiles.caFile), topic: topic,
+            authentication: .token(teamID: FixtureFiles.teamID, keyID: keyID, privateKeyFile: FixtureFiles.keyFile(keyID)),
             connections: 2, streamsPerConnection: 100)
     }
 
@@ -46,15 +43,14 @@ enum PublishHarness {
         let logger = Logger(label: "herald.tests")
         let clock = ManualClock(TestHerald.t0)
         var mockConfiguration = APNsMockConfiguration(
-            transport: .tls(certificateChainFile: fixture("fixtures/tls/server.crt"), privateKeyFile: fixture("fixtures/tls/server.key")),
-            authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01",
-                                                           p8File: fixture("fixtures/keys/AuthKey_TESTKEY001.p8"))]))
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey),
+            authentication: .token([try APNsMockSigningKey(keyId: FixtureFiles.keyID, teamId: FixtureFiles.teamID,
+                                                           p8File: FixtureFiles.keyFile())]))
         mockConfiguration.topics = [topic]
         mockConfiguration.now = { Double(clock.now.milliseconds) / 1000 }
         let mock = try await APNsMock.start(mockConfiguration)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = DatabaseURL.sqliteFile(path: directory.appendingPathComponent("h.sqlite").path)
+        let scratch = try Scratch()
+        let url = DatabaseURL.sqliteFile(path: scratch.path("h.sqlite"))
         let backend = try await HeraldRuntime.openMigrated(url, logger: logger)
         let store = SQLRegistrationStore(backend: backend)
         let messages = SQLMessageStore(backend: backend)
@@ -75,7 +71,7 @@ enum PublishHarness {
         }
         try? await backend.close()
         try? await mock.shutdown()
-        try? FileManager.default.removeItem(at: directory)
+        scratch.remove()
         if let failure { throw failure }
     }
 

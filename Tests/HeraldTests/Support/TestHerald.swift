@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -25,10 +26,9 @@ enum TestHerald {
     /// Runs `body` against a server on a fresh SQLite file (or memory), answering through the router or a live socket.
     static func with(file: Bool = true, setup: TestingSetup = .router, _ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
         let logger = Logger(label: "herald.tests")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url: DatabaseURL = file ? .sqliteFile(path: directory.appendingPathComponent("h.sqlite").path) : .sqliteMemory
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let url: DatabaseURL = file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory
         let backend = try await HeraldRuntime.openMigrated(url, logger: logger)
         let store = SQLRegistrationStore(backend: backend)
         let clock = ManualClock(t0)

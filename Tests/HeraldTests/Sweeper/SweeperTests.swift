@@ -5,6 +5,7 @@ import HeraldStore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SQLKit
 import Testing
 
 @Suite struct SweeperTests {

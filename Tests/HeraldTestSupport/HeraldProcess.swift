@@ -5,8 +5,8 @@ import FoundationNetworking
 import Synchronization
 
 /// The built `herald` binary, run as an operator would run it.
-final class HeraldProcess: Sendable {
-    let process: Process
+public final class HeraldProcess: Sendable {
+    public let process: Process
     private let output = Output()
 
     /// What the process printed so far; a class so the pipes' handlers can share it.
@@ -15,17 +15,16 @@ final class HeraldProcess: Sendable {
     }
 
     /// `swift test` builds every product next to the test bundle.
-    static var binary: URL {
+    public static var binary: URL {
         let candidates = [
             Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("herald"),
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("herald"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/herald"),
+            FixtureFiles.root.appendingPathComponent(".build/debug/herald"),
         ].compactMap { $0 }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
     }
 
-    init(_ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -48,11 +47,11 @@ final class HeraldProcess: Sendable {
         try process.run()
     }
 
-    var stdout: String { output.text.withLock { $0.stdout } }
-    var stderr: String { output.text.withLock { $0.stderr } }
+    public var stdout: String { output.text.withLock { $0.stdout } }
+    public var stderr: String { output.text.withLock { $0.stderr } }
 
     /// Runs a command to completion and returns its exit code and output.
-    static func run(_ arguments: [String], directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> (code: Int32, stdout: String, stderr: String) {
+    public static func run(_ arguments: [String], directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> (code: Int32, stdout: String, stderr: String) {
         let command = try HeraldProcess(arguments, directory: directory)
         let code = try await command.waitForExit(timeout: timeout)
         try await Task.sleep(for: .milliseconds(50))
@@ -60,7 +59,7 @@ final class HeraldProcess: Sendable {
     }
 
     /// Waits for "Herald listening on http://HOST:PORT" and returns the base URL.
-    func waitUntilListening(timeout: Duration = .seconds(30)) async throws -> URL {
+    public func waitUntilListening(timeout: Duration = .seconds(30)) async throws -> URL {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("Herald listening on ") }),
@@ -74,7 +73,7 @@ final class HeraldProcess: Sendable {
         throw Failure("herald did not start listening: \(stderr)")
     }
 
-    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
@@ -86,52 +85,12 @@ final class HeraldProcess: Sendable {
         return process.terminationStatus
     }
 
-    func kill9() { kill(process.processIdentifier, SIGKILL) }
+    public func kill9() { kill(process.processIdentifier, SIGKILL) }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
     }
-}
-
-/// A tiny HTTP client for talking to a spawned server.
-enum HTTP {
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 16
-        configuration.timeoutIntervalForRequest = 20
-        return URLSession(configuration: configuration)
-    }()
-
-    static func send(_ method: String, _ url: URL, json: String? = nil) async throws -> (status: Int, body: String) {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        if let json {
-            request.httpBody = Data(json.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
-    }
-}
-
-/// A scratch directory for one test, removed when the test ends.
-struct Scratch {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func write(_ name: String, _ contents: String) throws -> String {
-        try contents.write(toFile: path(name), atomically: true, encoding: .utf8)
-        return path(name)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
 }
