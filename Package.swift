@@ -5,11 +5,13 @@ import PackageDescription
 // is imported (so each target's dependencies below list every module it imports). With
 // HERALD_WARNINGS_AS_ERRORS set (`.ci/run` sets it), a warning in Herald's own code fails the build;
 // dependencies' warnings are not affected.
-let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-] + (Context.environment["HERALD_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } == true
-    ? [.treatAllWarnings(as: .error)] : [])
+let strict: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+    + (Context.environment["HERALD_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } == true
+        ? [.treatAllWarnings(as: .error)] : [])
 
 let package = Package(
     name: "herald",

@@ -48,11 +48,13 @@ struct APNsBench: AsyncParsableCommand {
         } else {
             throw ValidationError("give --key-file, --key-id and --team-id (token auth) or --cert (certificate auth)")
         }
-        let body = try payload.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let body =
+            try payload.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
             ?? Array(#"{"aps":{"alert":{"title":"Herald","body":"benchmark"}}}"#.utf8)
-        let client = try APNsClient(configuration: APNsClientConfiguration(
-            environment: .custom(url: url, caFile: ca), credentials: credentials,
-            connections: connections, streamsPerConnection: streams))
+        let client = try APNsClient(
+            configuration: APNsClientConfiguration(
+                environment: .custom(url: url, caFile: ca), credentials: credentials,
+                connections: connections, streamsPerConnection: streams))
         defer { client.shutdown() }
         let shared = APNsPayload(body)
         let tokens = TokenMaker(length: tokenLength)

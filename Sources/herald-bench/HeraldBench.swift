@@ -33,8 +33,9 @@ struct DatabaseOption: ParsableArguments {
         get throws { try DatabaseURL(parsing: database) }
     }
 
-    @Option(name: .customLong("writer-pragma"),
-            help: "Experiment: a PRAGMA for the writer connection, e.g. cache_size=-65536 (repeatable).")
+    @Option(
+        name: .customLong("writer-pragma"),
+        help: "Experiment: a PRAGMA for the writer connection, e.g. cache_size=-65536 (repeatable).")
     var writerPragmas: [String] = []
 
     /// Applies the `--writer-pragma` settings. `write` runs on the one writer connection. PRAGMA takes no

@@ -39,8 +39,9 @@ struct Populate: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let plan = PopulationPlan(app: app, devices: devices, channelCount: channels, channelsPerDevice: channelsPerDevice,
-                                  expiredShare: expired, expiringShare: expiring, expiryOrder: expiryOrder, now: SystemClock().now.milliseconds)
+        let plan = PopulationPlan(
+            app: app, devices: devices, channelCount: channels, channelsPerDevice: channelsPerDevice,
+            expiredShare: expired, expiringShare: expiring, expiryOrder: expiryOrder, now: SystemClock().now.milliseconds)
         let clock = ContinuousClock()
         let start = clock.now
         try await withBackend(database) { backend in
@@ -50,7 +51,9 @@ struct Populate: AsyncParsableCommand {
         }
         let seconds = (clock.now - start).seconds
         let rate = Double(plan.registrations) / seconds
-        print("populated \(plan.devices) devices, \(plan.registrations) registrations in \(format(seconds, 1)) s (\(Int(rate)) registrations/s)")
+        print(
+            "populated \(plan.devices) devices, \(plan.registrations) registrations in \(format(seconds, 1)) s (\(Int(rate)) registrations/s)"
+        )
         let counts = try await withBackend(database) { try await TableCounts.read($0) }
         print(counts.summary)
     }

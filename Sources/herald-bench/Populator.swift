@@ -47,8 +47,11 @@ struct Populator {
         try await backend.write { db in
             guard db.dialect.name == "postgresql" else { return }
             for table in ["devices", "channels", "registrations"] {
-                try await db.raw(SQLQueryString(
-                    "SELECT setval(pg_get_serial_sequence('\(unsafeRaw: table)', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM \(ident: table)), false)")).run()
+                try await db.raw(
+                    SQLQueryString(
+                        "SELECT setval(pg_get_serial_sequence('\(unsafeRaw: table)', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM \(ident: table)), false)"
+                    )
+                ).run()
             }
         }
     }
@@ -88,7 +91,8 @@ struct Populator {
                 let expiresAt = plan.expiresAt(n)
                 for (slot, channel) in plan.channels(of: n).enumerated() {
                     let id = (n - 1) * plan.channelsPerDevice + slot + 1
-                    rows.append("""
+                    rows.append(
+                        """
                         (\(bind: id), \(bind: channel), \(bind: n), \(bind: Self.newId()), \(bind: expiresAt), \
                         \(bind: plan.now), \(bind: plan.now))
                         """)

@@ -1,10 +1,11 @@
 import APNsMock
 import ArgumentParser
 import Foundation
+import HeraldCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HeraldCore
 
 /// `herald-bench publish`: the whole broker, measured from outside. Starts the mock APNs in this process
 /// (TLS, token auth, nothing recorded), runs the `herald` binary as a separate process on a populated
@@ -53,8 +54,12 @@ struct PublishBench: AsyncParsableCommand {
         defer { for server in servers { server.stop() } }
         var base: URL?
         for _ in 0..<max(1, instances) {
-            let server = try BenchServer(binary: herald, arguments: ["serve", "--config", config.path, "--port", "0",
-                                                                     "--database", database.database])
+            let server = try BenchServer(
+                binary: herald,
+                arguments: [
+                    "serve", "--config", config.path, "--port", "0",
+                    "--database", database.database,
+                ])
             servers.append(server)
             let url = try await server.waitUntilListening()
             base = base ?? url
@@ -66,7 +71,9 @@ struct PublishBench: AsyncParsableCommand {
         try await latency(base: base, mock: mock)
         let devices = try await fanOut(base: base, mock: mock, servers: servers)
         for (index, server) in servers.enumerated() {
-            print("instance \(index + 1): peak RSS over the run (VmHWM) \(server.peakKiB() / 1024) MiB; at rest before: \(idle[index] / 1024) MiB; channel \(devices) devices")
+            print(
+                "instance \(index + 1): peak RSS over the run (VmHWM) \(server.peakKiB() / 1024) MiB; at rest before: \(idle[index] / 1024) MiB; channel \(devices) devices"
+            )
         }
         try await mock.shutdown()
     }
@@ -74,8 +81,11 @@ struct PublishBench: AsyncParsableCommand {
     func startMock() async throws -> APNsMock {
         var configuration = APNsMockConfiguration(
             transport: .tls(certificateChainFile: fixtures + "/tls/server.crt", privateKeyFile: fixtures + "/tls/server.key"),
-            authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01",
-                                                           p8File: fixtures + "/keys/AuthKey_TESTKEY001.p8")]))
+            authentication: .token([
+                try APNsMockSigningKey(
+                    keyId: "TESTKEY001", teamId: "TESTTEAM01",
+                    p8File: fixtures + "/keys/AuthKey_TESTKEY001.p8")
+            ]))
         configuration.topics = ["com.example.herald"]
         configuration.recordNotifications = false
         return try await APNsMock.start(configuration)
@@ -95,13 +105,15 @@ struct PublishBench: AsyncParsableCommand {
 
     /// Publish to a channel of one device, and time until the mock sees the request.
     func latency(base: URL, mock: APNsMock) async throws {
-        _ = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-client/messaging/registrations"),
-                                     json: #"{"deviceToken": "ab\#(String(repeating: "0", count: 62))", "deviceId": "latency-probe", "channels": ["one"]}"#)
+        _ = try await BenchHTTP.send(
+            "POST", base.appendingPathComponent("\(app)/k-client/messaging/registrations"),
+            json: #"{"deviceToken": "ab\#(String(repeating: "0", count: 62))", "deviceId": "latency-probe", "channels": ["one"]}"#)
         var samples: [Double] = []
         for _ in 0..<latencySamples {
             let before = mock.stats().requests
             let start = ContinuousClock.now
-            let answer = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-server/messaging/one"), json: #"{"message": "ping"}"#)
+            let answer = try await BenchHTTP.send(
+                "POST", base.appendingPathComponent("\(app)/k-server/messaging/one"), json: #"{"message": "ping"}"#)
             guard answer.status == 200 else { throw ValidationError("publish answered \(answer.status): \(answer.body)") }
             while mock.stats().requests == before {
                 if ContinuousClock.now - start > .seconds(10) { throw ValidationError("no APNs request 10 s after a publish") }
@@ -112,7 +124,9 @@ struct PublishBench: AsyncParsableCommand {
         }
         samples.sort()
         func at(_ q: Double) -> String { format(samples[min(samples.count - 1, Int(Double(samples.count) * q))], 1) }
-        print("publish → first APNs request, \(samples.count) publishes: p50 \(at(0.5)) ms, p90 \(at(0.9)) ms, p99 \(at(0.99)) ms, max \(format(samples.last ?? 0, 1)) ms")
+        print(
+            "publish → first APNs request, \(samples.count) publishes: p50 \(at(0.5)) ms, p90 \(at(0.9)) ms, p99 \(at(0.99)) ms, max \(format(samples.last ?? 0, 1)) ms"
+        )
     }
 
     /// Publish to the big channel `rounds` times; each round ends when the mock has accepted every device.
@@ -122,8 +136,9 @@ struct PublishBench: AsyncParsableCommand {
             let accepted = mock.stats().accepted
             let cpuBefore = servers.map { $0.cpuSeconds() }
             let start = ContinuousClock.now
-            let answer = try await BenchHTTP.send("POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
-                                                  json: #"{"message": "bench", "headers": {"ios-alert-title": "Herald"}}"#)
+            let answer = try await BenchHTTP.send(
+                "POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
+                json: #"{"message": "bench", "headers": {"ios-alert-title": "Herald"}}"#)
             guard answer.status == 200, case .string(let id)? = try JSONValue.parse(Array(answer.body.utf8)).field("messageId") else {
                 throw ValidationError("publish answered \(answer.status): \(answer.body)")
             }
@@ -146,9 +161,10 @@ struct PublishBench: AsyncParsableCommand {
                 return "?"
             }
             let cores = zip(servers, cpuBefore).map { format(($0.cpuSeconds() - $1) / seconds, 2) }
-            print("round \(round): \(delivered) notifications accepted in \(format(seconds, 2)) s = \(Int(Double(delivered) / seconds))/s; "
-                  + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB; "
-                  + "server CPU (cores) \(cores.joined(separator: " + "))")
+            print(
+                "round \(round): \(delivered) notifications accepted in \(format(seconds, 2)) s = \(Int(Double(delivered) / seconds))/s; "
+                    + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB; "
+                    + "server CPU (cores) \(cores.joined(separator: " + "))")
         }
         return devices
     }
@@ -188,8 +204,9 @@ final class BenchServer: @unchecked Sendable {
         while ContinuousClock.now < deadline {
             let text = lock.withLock { output }
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Herald listening on ") }),
-               let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
-               let url = URL(string: String(address)) {
+                let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
+                let url = URL(string: String(address))
+            {
                 return url
             }
             guard process.isRunning else { throw ValidationError("herald exited with \(process.terminationStatus)") }
@@ -200,7 +217,8 @@ final class BenchServer: @unchecked Sendable {
 
     private func status(_ field: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+        else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
     }
 
@@ -209,7 +227,8 @@ final class BenchServer: @unchecked Sendable {
     /// User + system CPU time so far, from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s).
     func cpuSeconds() -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
+            let close = text.lastIndex(of: ")")
+        else { return 0 }
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / 100

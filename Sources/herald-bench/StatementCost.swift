@@ -24,7 +24,9 @@ struct StatementCost: AsyncParsableCommand {
     var count = 20_000
 
     func run() async throws {
-        let statements = self.statements, concurrency = self.concurrency, count = self.count
+        let statements = self.statements
+        let concurrency = self.concurrency
+        let count = self.count
         let clock = ContinuousClock()
         let elapsed = try await withBackend(database) { backend in
             let start = clock.now
@@ -43,7 +45,9 @@ struct StatementCost: AsyncParsableCommand {
             return clock.now - start
         }
         let seconds = elapsed.seconds
-        print("writes of \(statements) statements: concurrency=\(concurrency) writes=\(count) seconds=\(format(seconds, 2)) "
-              + "writes/s=\(Int(Double(count) / seconds)) us_per_statement=\(format(seconds * 1e6 / Double(count * max(1, statements)), 1))")
+        print(
+            "writes of \(statements) statements: concurrency=\(concurrency) writes=\(count) seconds=\(format(seconds, 2)) "
+                + "writes/s=\(Int(Double(count) / seconds)) us_per_statement=\(format(seconds * 1e6 / Double(count * max(1, statements)), 1))"
+        )
     }
 }

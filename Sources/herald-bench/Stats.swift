@@ -30,14 +30,18 @@ struct TableCounts: Sendable {
             func count(_ sql: SQLQueryString) async throws -> Int {
                 try await db.raw(sql).first()?.decode(column: "n", as: Int.self) ?? 0
             }
-            return (try await count("SELECT COUNT(*) AS n FROM devices"),
-                    try await count("SELECT COUNT(*) AS n FROM registrations"),
-                    try await count("SELECT COUNT(*) AS n FROM registrations WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now)"))
+            return (
+                try await count("SELECT COUNT(*) AS n FROM devices"),
+                try await count("SELECT COUNT(*) AS n FROM registrations"),
+                try await count("SELECT COUNT(*) AS n FROM registrations WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now)")
+            )
         }
         let pages = try await backend.read { db in
-            let row = try await db.raw(db.dialect.name == "postgresql"
-                ? "SELECT pg_database_size(current_database()) AS n"
-                : "SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()").first()
+            let row = try await db.raw(
+                db.dialect.name == "postgresql"
+                    ? "SELECT pg_database_size(current_database()) AS n"
+                    : "SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()"
+            ).first()
             return try row?.decode(column: "n", as: Int.self) ?? 0
         }
         return TableCounts(devices: devices, registrations: registrations, expired: expired, fileBytes: pages)

@@ -46,9 +46,10 @@ struct StoreRegister: AsyncParsableCommand {
         }
         let sorted = latencies.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        print("store register: concurrency=\(concurrency) registrations=\(count) seconds=\(format(elapsed.seconds, 2)) "
-              + "rps=\(Int(Double(count) / elapsed.seconds)) p50_ms=\(format(percentile(0.50), 2)) "
-              + "p99_ms=\(format(percentile(0.99), 2)) max_ms=\(format(sorted[sorted.count - 1], 2))")
+        print(
+            "store register: concurrency=\(concurrency) registrations=\(count) seconds=\(format(elapsed.seconds, 2)) "
+                + "rps=\(Int(Double(count) / elapsed.seconds)) p50_ms=\(format(percentile(0.50), 2)) "
+                + "p99_ms=\(format(percentile(0.99), 2)) max_ms=\(format(sorted[sorted.count - 1], 2))")
     }
 
     /// Request `index`: a new device on one or two channels, every third expiring in a day.

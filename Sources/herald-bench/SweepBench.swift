@@ -25,8 +25,9 @@ struct SweepBench: AsyncParsableCommand {
     func run() async throws {
         try await withBackend(database) { backend in
             print("before: \(try await TableCounts.read(backend).summary)")
-            let sweeper = Sweeper(store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
-                                  batchSize: batchSize, logger: benchLogger())
+            let sweeper = Sweeper(
+                store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
+                batchSize: batchSize, logger: benchLogger())
             var durations: [Double] = []
             var removed = 0
             for run in 1...times {
@@ -39,8 +40,9 @@ struct SweepBench: AsyncParsableCommand {
             }
             if times > 1 {
                 let summary = SampleSummary(durations)
-                print("sweeps=\(summary.count) batch=\(batchSize) removed=\(removed) median_ms=\(format(summary.median, 3)) "
-                      + "min_ms=\(format(summary.min, 3)) max_ms=\(format(summary.max, 3))")
+                print(
+                    "sweeps=\(summary.count) batch=\(batchSize) removed=\(removed) median_ms=\(format(summary.median, 3)) "
+                        + "min_ms=\(format(summary.min, 3)) max_ms=\(format(summary.max, 3))")
             }
             print("after: \(try await TableCounts.read(backend).summary)")
         }

@@ -9,7 +9,11 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Publish to 10,000 fake devices through a real Herald and the in-process mock APNs, then report.")
 
-    @Option(name: .long, help: "The repository's fixtures directory (mock TLS certificate, test .p8 key). Default: ./fixtures, else the one beside these sources.")
+    @Option(
+        name: .long,
+        help:
+            "The repository's fixtures directory (mock TLS certificate, test .p8 key). Default: ./fixtures, else the one beside these sources."
+    )
     var fixtures: String?
 
     @Option(name: .long, help: "Fake devices to register (100-100000).")

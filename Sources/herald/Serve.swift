@@ -39,7 +39,9 @@ enum Banner {
         for key in demo.app.keys { lines.append("  \(key.role.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(key.key)") }
         if let client = demo.app.keys.first(where: { $0.role == .client }) {
             lines.append("Try it:")
-            lines.append("  curl -s -X POST \(base)/\(demo.app.id)/\(client.key)/messaging/registrations -H 'Content-Type: application/json' -d '{\"deviceToken\":\"a1b2c3d4e5f60718\",\"deviceId\":\"my-phone\",\"channels\":[\"news\"]}'")
+            lines.append(
+                "  curl -s -X POST \(base)/\(demo.app.id)/\(client.key)/messaging/registrations -H 'Content-Type: application/json' -d '{\"deviceToken\":\"a1b2c3d4e5f60718\",\"deviceId\":\"my-phone\",\"channels\":[\"news\"]}'"
+            )
         }
         return lines.joined(separator: "\n")
     }

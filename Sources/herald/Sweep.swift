@@ -14,10 +14,15 @@ struct Sweep: AsyncParsableCommand {
             let configuration = try common.load()
             let report = try await withDatabase(configuration, mustExist: true) { backend in
                 do {
-                    return try await Sweeper(store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
-                                             batchSize: configuration.sweeper.batchSize, logger: makeLogger())
-                        .sweep(trigger: "cli", onWait: {
-                            FileHandle.standardError.write(Data("herald: another Herald is sweeping this database; waiting for it to finish\n".utf8))
+                    return try await Sweeper(
+                        store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
+                        batchSize: configuration.sweeper.batchSize, logger: makeLogger()
+                    )
+                    .sweep(
+                        trigger: "cli",
+                        onWait: {
+                            FileHandle.standardError.write(
+                                Data("herald: another Herald is sweeping this database; waiting for it to finish\n".utf8))
                         })
                 } catch {
                     throw StartupError("sweep failed: \(error)")

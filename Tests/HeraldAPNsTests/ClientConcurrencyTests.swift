@@ -78,7 +78,8 @@ import Testing
         mock.script(token: Fixtures.token(3), .tooManyRequests, times: 1)
         let client = try Fixtures.client(for: mock)
         defer { client.shutdown() }
-        let policy = APNsRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), tooManyRequestsDelay: .milliseconds(2))
+        let policy = APNsRetryPolicy(
+            maxAttempts: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), tooManyRequestsDelay: .milliseconds(2))
         for index in 1...3 {
             var attempt = 1
             var outcome = await client.send(Fixtures.notification(index))
@@ -130,10 +131,12 @@ import Testing
         let notifications = (0..<200).map { (index: $0, notification: Fixtures.notification($0)) }
         let started = ContinuousClock.now
         let fanOut = Task {
-            try await client.send(AsyncStream { continuation in
-                for item in notifications { continuation.yield((item.index, item.notification)) }
-                continuation.finish()
-            }, maxInFlight: 10) { (_: APNsDelivery<Int>) in }
+            try await client.send(
+                AsyncStream { continuation in
+                    for item in notifications { continuation.yield((item.index, item.notification)) }
+                    continuation.finish()
+                }, maxInFlight: 10
+            ) { (_: APNsDelivery<Int>) in }
         }
         try await Task.sleep(for: .milliseconds(200))
         fanOut.cancel()
@@ -180,9 +183,10 @@ import Testing
         let mock = try await Fixtures.mock(.cleartext)
         let url = mock.baseURL
         try await mock.shutdown()
-        let client = try APNsClient(configuration: APNsClientConfiguration(
-            environment: .custom(url: url, caFile: nil), credentials: .token(Fixtures.signingKey()),
-            connectTimeout: .seconds(2)))
+        let client = try APNsClient(
+            configuration: APNsClientConfiguration(
+                environment: .custom(url: url, caFile: nil), credentials: .token(Fixtures.signingKey()),
+                connectTimeout: .seconds(2)))
         defer { client.shutdown() }
         guard case .failed(let error) = await client.send(Fixtures.notification(1)) else {
             Issue.record("expected a connect failure")
@@ -216,7 +220,8 @@ enum Sockets {
         var inodes = Set<String>()
         for fd in fds {
             if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
-                target.hasPrefix("socket:[") {
+                target.hasPrefix("socket:[")
+            {
                 inodes.insert(String(target.dropFirst(8).dropLast()))
             }
         }

@@ -44,7 +44,8 @@ import Testing
         let client = try Fixtures.client(for: mock)
         defer { client.shutdown() }
         let big = APNsPayload(string: #"{"a":""# + String(repeating: "v", count: 5000) + #""}"#)
-        let outcome = await client.send(APNsNotification(deviceToken: Fixtures.token(2), payload: big, pushType: .voip, topic: Fixtures.topic))
+        let outcome = await client.send(
+            APNsNotification(deviceToken: Fixtures.token(2), payload: big, pushType: .voip, topic: Fixtures.topic))
         #expect(outcome.isDelivered)
         #expect(mock.notifications().first?.headers["apns-topic"] == Fixtures.topic + ".voip")
         try await mock.shutdown()
@@ -86,10 +87,12 @@ import Testing
         let client = try Fixtures.client(for: mock)
         defer { client.shutdown() }
         // Not JSON: the client does not parse payloads, the server does.
-        let notJSON = await client.send(APNsNotification(deviceToken: Fixtures.token(3), payload: APNsPayload(string: "hello"), topic: Fixtures.topic))
+        let notJSON = await client.send(
+            APNsNotification(deviceToken: Fixtures.token(3), payload: APNsPayload(string: "hello"), topic: Fixtures.topic))
         #expect(notJSON.status == 400)
         // A topic the mock does not know.
-        let otherTopic = await client.send(APNsNotification(deviceToken: Fixtures.token(4), payload: Fixtures.payload, topic: "com.example.other"))
+        let otherTopic = await client.send(
+            APNsNotification(deviceToken: Fixtures.token(4), payload: Fixtures.payload, topic: "com.example.other"))
         #expect(otherTopic.reason == .topicDisallowed)
         #expect(APNsRetryPolicy().decide(otherTopic, attempt: 1) == .abort("APNs rejected the app's topic: TopicDisallowed"))
         try await mock.shutdown()
@@ -101,15 +104,20 @@ import Testing
         defer { client.shutdown() }
         let huge = APNsPayload(string: #"{"a":""# + String(repeating: "x", count: 4100) + #""}"#)
         #expect(await client.send(Fixtures.notification(1, payload: huge)) == .rejectedLocally(.payloadTooLarge))
-        #expect(await client.send(APNsNotification(deviceToken: "not-hex", payload: Fixtures.payload, topic: Fixtures.topic)) == .rejectedLocally(.badDeviceToken))
+        #expect(
+            await client.send(APNsNotification(deviceToken: "not-hex", payload: Fixtures.payload, topic: Fixtures.topic))
+                == .rejectedLocally(.badDeviceToken))
         #expect(mock.stats().requests == 0)
         try await mock.shutdown()
     }
 
     @Test func certificateAuthDeliversAndAClientWithoutACertificateFailsAtTLS() async throws {
         let mock = try await Fixtures.mock(.tls, certificateAuth: true)
-        let client = try Fixtures.client(for: mock, credentials: .certificate(
-            certificateFile: Fixtures.path("fixtures/tls/client.crt"), privateKeyFile: Fixtures.path("fixtures/tls/client.key"), passphrase: nil))
+        let client = try Fixtures.client(
+            for: mock,
+            credentials: .certificate(
+                certificateFile: Fixtures.path("fixtures/tls/client.crt"), privateKeyFile: Fixtures.path("fixtures/tls/client.key"),
+                passphrase: nil))
         defer { client.shutdown() }
         let outcome = await client.send(Fixtures.notification(5))
         #expect(outcome.isDelivered, "\(outcome)")
@@ -130,8 +138,10 @@ import Testing
 
     @Test func aPKCS12CertificateWorksToo() async throws {
         let mock = try await Fixtures.mock(.tls, certificateAuth: true)
-        let client = try Fixtures.client(for: mock, credentials: .certificate(
-            certificateFile: Fixtures.path("fixtures/tls/client.p12"), privateKeyFile: nil, passphrase: ""))
+        let client = try Fixtures.client(
+            for: mock,
+            credentials: .certificate(
+                certificateFile: Fixtures.path("fixtures/tls/client.p12"), privateKeyFile: nil, passphrase: ""))
         defer { client.shutdown() }
         let outcome = await client.send(Fixtures.notification(8))
         #expect(outcome.isDelivered, "\(outcome)")

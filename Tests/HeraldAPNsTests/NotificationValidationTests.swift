@@ -58,10 +58,11 @@ import Testing
         let n = APNsNotification(
             deviceToken: Self.token, payload: APNsPayload(string: "{}"), pushType: .voip, topic: "com.example.herald",
             priority: .immediate, expiration: 0, collapseID: "news", apnsID: id)
-        #expect(n.headerLines == [
-            "apns-push-type: voip", "apns-topic: com.example.herald.voip", "apns-priority: 10", "apns-expiration: 0",
-            "apns-collapse-id: news", "apns-id: 0b8c5d3e-7a5b-4f1e-9c2d-1e2f3a4b5c6d",
-        ])
+        #expect(
+            n.headerLines == [
+                "apns-push-type: voip", "apns-topic: com.example.herald.voip", "apns-priority: 10", "apns-expiration: 0",
+                "apns-collapse-id: news", "apns-id: 0b8c5d3e-7a5b-4f1e-9c2d-1e2f3a4b5c6d",
+            ])
         #expect(n.path == "/3/device/" + Self.token)
     }
 

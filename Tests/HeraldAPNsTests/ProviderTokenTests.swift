@@ -68,6 +68,8 @@ import Testing
         let bad = dir.appendingPathComponent("bad.p8").path
         try "hello".write(toFile: bad, atomically: true, encoding: .utf8)
         #expect(throws: APNsConfigurationError.self) { try APNsSigningKey(keyID: "K", teamID: "T", p8File: bad) }
-        #expect(throws: APNsConfigurationError.self) { try APNsSigningKey(keyID: "K", teamID: "T", p8File: dir.appendingPathComponent("none").path) }
+        #expect(throws: APNsConfigurationError.self) {
+            try APNsSigningKey(keyID: "K", teamID: "T", p8File: dir.appendingPathComponent("none").path)
+        }
     }
 }

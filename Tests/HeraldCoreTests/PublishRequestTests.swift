@@ -39,22 +39,24 @@ import Testing
 
     @Test func theContractsExampleMapsEveryHeader() throws {
         let body = #"""
-        {"message": "Hello", "publisherId": "svc-1",
-         "headers": {"ios-alert-title": "Hi", "ios-alert-subtitle": "Sub", "ios-badge": 3, "ios-sound": "default",
-                     "ios-category": "orders", "ios-thread-id": "t1", "ios-mutable-content": true,
-                     "orderId": "42", "android-ticker": "x", "wp-title": "y",
-                     "apns-collapse-id": "order-42", "apns-expiration": 0, "apns-priority": "10"},
-         "publishPolicy": "PUSH", "pushBroadcast": "FOR_IOS|FOR_OSX", "pushSinglecast": ["deviceId-1", "deviceId-1"],
-         "publishAt": 1893477600000, "repeatEvery": 3600, "repeatExpiresAt": 1896069600000}
-        """#
+            {"message": "Hello", "publisherId": "svc-1",
+             "headers": {"ios-alert-title": "Hi", "ios-alert-subtitle": "Sub", "ios-badge": 3, "ios-sound": "default",
+                         "ios-category": "orders", "ios-thread-id": "t1", "ios-mutable-content": true,
+                         "orderId": "42", "android-ticker": "x", "wp-title": "y",
+                         "apns-collapse-id": "order-42", "apns-expiration": 0, "apns-priority": "10"},
+             "publishPolicy": "PUSH", "pushBroadcast": "FOR_IOS|FOR_OSX", "pushSinglecast": ["deviceId-1", "deviceId-1"],
+             "publishAt": 1893477600000, "repeatEvery": 3600, "repeatExpiresAt": 1896069600000}
+            """#
         let request = try parse(body)
         #expect(request.publisherId == "svc-1")
         #expect(request.policy == .push)
         #expect(request.broadcast == [.ios, .osx])
         #expect(request.singlecast?.map(\.rawValue) == ["deviceId-1"])
-        #expect(request.schedule == PublishSchedule(
-            publishAt: Timestamp(milliseconds: 1_893_477_600_000), repeatEverySeconds: 3600,
-            repeatExpiresAt: Timestamp(milliseconds: 1_896_069_600_000)))
+        #expect(
+            request.schedule
+                == PublishSchedule(
+                    publishAt: Timestamp(milliseconds: 1_893_477_600_000), repeatEverySeconds: 3600,
+                    repeatExpiresAt: Timestamp(milliseconds: 1_896_069_600_000)))
         let root = try payload(body)
         let aps = try #require(root["aps"] as? [String: Any])
         let alert = try #require(aps["alert"] as? [String: Any])
@@ -124,7 +126,10 @@ import Testing
         (#"{"message": "m", "headers": {"apns-push-type": "smoke-signal"}}"#, 8008),
         (#"{"message": "m", "headers": {"apns-priority": 7}}"#, 8008),
         (#"{"message": "m", "headers": {"aps": {"alert": "x"}}}"#, 8008),
-        (#"{"message": "m", "headers": {"apns-collapse-id": "0123456789012345678901234567890123456789012345678901234567890123456789"}}"#, 8000),
+        (
+            #"{"message": "m", "headers": {"apns-collapse-id": "0123456789012345678901234567890123456789012345678901234567890123456789"}}"#,
+            8000
+        ),
     ])
     func badBodiesGetTheirCode(_ body: String, _ expected: Int) {
         #expect(code(body) == expected, "\(body)")
@@ -142,7 +147,8 @@ import Testing
         let longValue = #"{"message": "m", "headers": {"note": "\#(String(repeating: "v", count: 2049))"}}"#
         #expect(code(longValue) == 8000)
         // A payload over APNs's 4 KiB is refused at publish, not discovered at send.
-        let bigPayload = #"{"message": "m", "headers": {"blob": "\#(String(repeating: "b", count: 2000))", "blob2": "\#(String(repeating: "c", count: 2000))", "blob3": "\#(String(repeating: "d", count: 2000))"}}"#
+        let bigPayload =
+            #"{"message": "m", "headers": {"blob": "\#(String(repeating: "b", count: 2000))", "blob2": "\#(String(repeating: "c", count: 2000))", "blob3": "\#(String(repeating: "d", count: 2000))"}}"#
         do {
             _ = try parse(bigPayload)
             Issue.record("an oversized payload must be refused")

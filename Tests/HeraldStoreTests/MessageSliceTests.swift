@@ -13,7 +13,8 @@ import Testing
     func message(_ id: String = "message:1") throws -> StoredMessage {
         StoredMessage(
             id: id, app: "shop", channel: try Fixture.channel("news"), policy: .push, broadcast: [.ios, .osx],
-            content: PushContent(payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10, expiration: nil, collapseId: nil),
+            content: PushContent(
+                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10, expiration: nil, collapseId: nil),
             dueAt: t0, createdAt: t0)
     }
 
@@ -28,7 +29,8 @@ import Testing
     func members(_ store: SQLRegistrationStore, _ slice: ClaimedSlice) async throws -> [String] {
         try await store.recipients(
             app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios], upTo: slice.upTo),
-            after: slice.cursor, limit: 1000, now: t0).map(\.deviceId)
+            after: slice.cursor, limit: 1000, now: t0
+        ).map(\.deviceId)
     }
 
     @Test(arguments: StoreBackendKind.allCases)
@@ -57,9 +59,12 @@ import Testing
                     FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: slice.upTo, sent: sent - 1, failed: 1, pending: 0),
                     owner: owner, now: t0, leaseUntil: lease)
                 #expect(status == .running)
-                #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: nil, pending: 0),
-                                                      owner: "intruder", now: t0, leaseUntil: lease) == nil, "only the owner writes")
-                try await messages.finishSlice(id: "message:1", slice: slice.slice, occurrence: 0, owner: owner, next: nil, failure: nil, now: t0)
+                #expect(
+                    try await messages.checkpoint(
+                        FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: nil, pending: 0),
+                        owner: "intruder", now: t0, leaseUntil: lease) == nil, "only the owner writes")
+                try await messages.finishSlice(
+                    id: "message:1", slice: slice.slice, occurrence: 0, owner: owner, next: nil, failure: nil, now: t0)
                 let stored = try #require(try await messages.message(app: "shop", id: "message:1"))
                 #expect(stored.status == (owner == "c" ? .published : .running))
             }
@@ -78,14 +83,23 @@ import Testing
             try await messages.insert(try message(), now: t0)
             let lease = t0.adding(milliseconds: 60_000)
             #expect(try await messages.claimSlices(owner: "a", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).count == 1)
-            #expect(try await messages.claimSlices(owner: "a", now: t0.adding(milliseconds: 999), leaseUntil: lease, limit: 4,
-                                                   slicing: slicing, running: ["message:1"]).isEmpty,
-                    "within the grace the other slices wait for other instances")
+            #expect(
+                try await messages.claimSlices(
+                    owner: "a", now: t0.adding(milliseconds: 999), leaseUntil: lease, limit: 4,
+                    slicing: slicing, running: ["message:1"]
+                ).isEmpty,
+                "within the grace the other slices wait for other instances")
             let later = t0.adding(milliseconds: 1000)
-            #expect(try await messages.claimSlices(owner: "a", now: later, leaseUntil: lease, limit: 4,
-                                                   slicing: slicing, running: ["message:1"]).count == 1)
-            #expect(try await messages.claimSlices(owner: "a", now: later, leaseUntil: lease, limit: 4,
-                                                   slicing: slicing, running: ["message:1"]).count == 1)
+            #expect(
+                try await messages.claimSlices(
+                    owner: "a", now: later, leaseUntil: lease, limit: 4,
+                    slicing: slicing, running: ["message:1"]
+                ).count == 1)
+            #expect(
+                try await messages.claimSlices(
+                    owner: "a", now: later, leaseUntil: lease, limit: 4,
+                    slicing: slicing, running: ["message:1"]
+                ).count == 1)
             #expect(try await messages.hasDue(now: later) == false, "all three slices are leased")
         }
     }
@@ -96,19 +110,25 @@ import Testing
             let messages = SQLMessageStore(backend: backend, clock: .caller)
             try await register(store, 30)
             try await messages.insert(try message(), now: t0)
-            let a = try #require(try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000),
-                                                                 limit: 1, slicing: slicing).first)
-            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: a.cursor + 3, sent: 3, pending: 5),
-                                              owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000))
+            let a = try #require(
+                try await messages.claimSlices(
+                    owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000),
+                    limit: 1, slicing: slicing
+                ).first)
+            _ = try await messages.checkpoint(
+                FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: a.cursor + 3, sent: 3, pending: 5),
+                owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000))
             #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 5))
             // a dies; once its lease has run out, b takes the slice over where a's checkpoint left it.
             let later = t0.adding(milliseconds: 1001)
-            let taken = try await messages.claimSlices(owner: "b", now: later, leaseUntil: later.adding(milliseconds: 1000), limit: 3,
-                                                       slicing: slicing)
+            let taken = try await messages.claimSlices(
+                owner: "b", now: later, leaseUntil: later.adding(milliseconds: 1000), limit: 3,
+                slicing: slicing)
             let resumed = try #require(taken.first { $0.slice == a.slice })
             #expect(resumed.cursor == a.cursor + 3 && resumed.upTo == a.upTo)
-            #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 0),
-                    "the dead owner's pending count is dropped, its sent count kept")
+            #expect(
+                try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 0),
+                "the dead owner's pending count is dropped, its sent count kept")
         }
     }
 
@@ -121,14 +141,19 @@ import Testing
             let lease = t0.adding(milliseconds: 1000)
             let a = try #require(try await messages.claimSlices(owner: "a", now: t0, leaseUntil: lease, limit: 1, slicing: slicing).first)
             let b = try #require(try await messages.claimSlices(owner: "b", now: t0, leaseUntil: lease, limit: 1, slicing: slicing).first)
-            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 4, pending: 2),
-                                              owner: "b", now: t0, leaseUntil: lease)
-            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: nil, failed: 1, pending: 0),
-                                              owner: "a", now: t0, leaseUntil: lease)
-            try await messages.finishSlice(id: "message:1", slice: a.slice, occurrence: 0, owner: "a", next: nil, failure: "credentials refused", now: t0)
+            _ = try await messages.checkpoint(
+                FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 4, pending: 2),
+                owner: "b", now: t0, leaseUntil: lease)
+            _ = try await messages.checkpoint(
+                FanOutCheckpoint(messageId: "message:1", slice: a.slice, cursor: nil, failed: 1, pending: 0),
+                owner: "a", now: t0, leaseUntil: lease)
+            try await messages.finishSlice(
+                id: "message:1", slice: a.slice, occurrence: 0, owner: "a", next: nil, failure: "credentials refused", now: t0)
             #expect(try await messages.message(app: "shop", id: "message:1")?.status == .failed)
-            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 2, pending: 0),
-                                                  owner: "b", now: t0, leaseUntil: lease) == .failed, "b learns of the failure and stops")
+            #expect(
+                try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:1", slice: b.slice, cursor: nil, sent: 2, pending: 0),
+                    owner: "b", now: t0, leaseUntil: lease) == .failed, "b learns of the failure and stops")
             try await messages.finishSlice(id: "message:1", slice: b.slice, occurrence: 0, owner: "b", next: nil, failure: nil, now: t0)
             // The third slice was never claimed; the next claim folds it away and takes nothing.
             #expect(try await messages.hasDue(now: t0))
@@ -149,12 +174,16 @@ import Testing
             var singlecast = try message("message:single")
             singlecast.singlecast = ["dev-1", "dev-2"]
             try await messages.insert(singlecast, now: t0)
-            let claimed = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10,
-                                                         slicing: Slicing(maxSlices: 8, sliceSize: 10))
+            let claimed = try await messages.claimSlices(
+                owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10,
+                slicing: Slicing(maxSlices: 8, sliceSize: 10))
             #expect(claimed.count == 2)
             #expect(claimed.allSatisfy { $0.slice == 0 && $0.upTo == nil })
-            #expect(try await messages.claimSlices(owner: "b", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10,
-                                                   slicing: Slicing(maxSlices: 8, sliceSize: 10)).count == 0)
+            #expect(
+                try await messages.claimSlices(
+                    owner: "b", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 10,
+                    slicing: Slicing(maxSlices: 8, sliceSize: 10)
+                ).count == 0)
         }
     }
 
@@ -170,12 +199,15 @@ import Testing
             try await messages.insert(due, now: now)
             let behind = now.adding(milliseconds: -3_600_000)
             #expect(try await messages.hasDue(now: behind), "due by the database's clock, whatever the caller's says")
-            let claimed = try await messages.claim(owner: "a", now: behind, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [])
+            let claimed = try await messages.claim(
+                owner: "a", now: behind, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [])
             #expect(claimed.count == 1)
             let ahead = now.adding(milliseconds: 3_600_000)
             #expect(try await messages.hasDue(now: ahead) == false)
-            #expect(try await messages.claim(owner: "b", now: ahead, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: []).isEmpty,
-                    "an hour-fast clock does not make a's 30 s lease look expired")
+            #expect(
+                try await messages.claim(owner: "b", now: ahead, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [])
+                    .isEmpty,
+                "an hour-fast clock does not make a's 30 s lease look expired")
         }
     }
 }
@@ -189,14 +221,18 @@ import Testing
         try await kind.withStore { store, backend in
             let messages = SQLMessageStore(backend: backend, clock: .caller)
             try await messages.insert(try MessageSliceTests().message(), now: t0)
-            let claimed = try #require(try await messages.claim(owner: "a", now: t0, leaseMilliseconds: 10_000, limit: 1,
-                                                                 slicing: Slicing(), running: []).first)
+            let claimed = try #require(
+                try await messages.claim(
+                    owner: "a", now: t0, leaseMilliseconds: 10_000, limit: 1,
+                    slicing: Slicing(), running: []
+                ).first)
             #expect(claimed.sequence == 0)
             let first = FanOutCheckpoint(messageId: "message:1", sequence: claimed.sequence, cursor: 10, sent: 10, pending: 0)
             #expect(try await messages.checkpoint(first, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running)
             // Its answer was lost, so the fan-out writes it again before the next one.
-            #expect(try await messages.checkpoint(first, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running,
-                    "recognised as written")
+            #expect(
+                try await messages.checkpoint(first, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running,
+                "recognised as written")
             let second = FanOutCheckpoint(messageId: "message:1", sequence: 1, cursor: 20, sent: 5, pending: 0)
             #expect(try await messages.checkpoint(second, owner: "a", now: t0, leaseMilliseconds: 10_000) == .running)
             #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries.sent == 15, "10 + 5, not 25")
@@ -213,18 +249,28 @@ import Testing
             var repeating = try MessageSliceTests().message()
             repeating.schedule = PublishSchedule(repeatEverySeconds: 60)
             try await messages.insert(repeating, now: t0)
-            let first = try #require(try await messages.claim(owner: "a", now: t0, leaseMilliseconds: 1_000, limit: 1,
-                                                              slicing: Slicing(), running: []).first)
+            let first = try #require(
+                try await messages.claim(
+                    owner: "a", now: t0, leaseMilliseconds: 1_000, limit: 1,
+                    slicing: Slicing(), running: []
+                ).first)
             #expect(first.occurrence == 0)
             // a stalls past its lease; b takes the slice over, finishes the occurrence; then a claims the next one.
             let later = t0.adding(milliseconds: 1_001)
-            let taken = try #require(try await messages.claim(owner: "b", now: later, leaseMilliseconds: 1_000, limit: 1,
-                                                              slicing: Slicing(), running: []).first)
-            try await messages.finishSlice(id: "message:1", slice: taken.slice, occurrence: taken.occurrence, owner: "b",
-                                           next: t0.adding(milliseconds: 60_000), failure: nil, now: later)
+            let taken = try #require(
+                try await messages.claim(
+                    owner: "b", now: later, leaseMilliseconds: 1_000, limit: 1,
+                    slicing: Slicing(), running: []
+                ).first)
+            try await messages.finishSlice(
+                id: "message:1", slice: taken.slice, occurrence: taken.occurrence, owner: "b",
+                next: t0.adding(milliseconds: 60_000), failure: nil, now: later)
             let next = t0.adding(milliseconds: 60_000)
-            let second = try #require(try await messages.claim(owner: "a", now: next, leaseMilliseconds: 10_000, limit: 1,
-                                                               slicing: Slicing(), running: []).first)
+            let second = try #require(
+                try await messages.claim(
+                    owner: "a", now: next, leaseMilliseconds: 10_000, limit: 1,
+                    slicing: Slicing(), running: []
+                ).first)
             #expect(second.occurrence == 1)
             // a's stalled run of occurrence 0 wakes up and writes: refused, though the owner name matches.
             let stale = FanOutCheckpoint(messageId: "message:1", occurrence: 0, cursor: 999, sent: 50, pending: 0)

@@ -6,12 +6,15 @@ import Testing
 @Suite struct MessageStoreTests {
     let t0 = Fixture.t0
 
-    func message(_ id: String = "message:1", due: Timestamp? = nil, every: Int64? = nil, singlecast: [String]? = nil) throws -> StoredMessage {
+    func message(_ id: String = "message:1", due: Timestamp? = nil, every: Int64? = nil, singlecast: [String]? = nil) throws
+        -> StoredMessage
+    {
         StoredMessage(
             id: id, app: "shop", channel: try Fixture.channel("news"), publisherId: "svc", policy: .push,
             broadcast: [.ios, .osx], singlecast: singlecast,
-            content: PushContent(payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10,
-                                 expiration: 42, collapseId: "c"),
+            content: PushContent(
+                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10,
+                expiration: 42, collapseId: "c"),
             schedule: PublishSchedule(publishAt: due, repeatEverySeconds: every), dueAt: due ?? t0, createdAt: t0)
     }
 
@@ -56,15 +59,20 @@ import Testing
             try await messages.insert(try message(every: 60), now: t0)
             _ = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
             let lease = t0.adding(milliseconds: 5000)
-            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", cursor: 10, sent: 4, failed: 1, pending: 7),
-                                                  owner: "a", now: t0, leaseUntil: lease) == .running)
-            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", cursor: 20, sent: 6, pending: 0),
-                                                  owner: "a", now: t0, leaseUntil: lease) == .running)
+            #expect(
+                try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:1", cursor: 10, sent: 4, failed: 1, pending: 7),
+                    owner: "a", now: t0, leaseUntil: lease) == .running)
+            #expect(
+                try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:1", cursor: 20, sent: 6, pending: 0),
+                    owner: "a", now: t0, leaseUntil: lease) == .running)
             var stored = try #require(try await messages.message(app: "shop", id: "message:1"))
             #expect(stored.deliveries == DeliveryCounts(sent: 10, failed: 1, pending: 0))
             try await messages.release(owner: "a", now: t0)
-            #expect(try await messages.claimSlices(owner: "b", now: t0, leaseUntil: lease, limit: 1).first?.cursor == 20,
-                    "the slice resumes from its checkpoint")
+            #expect(
+                try await messages.claimSlices(owner: "b", now: t0, leaseUntil: lease, limit: 1).first?.cursor == 20,
+                "the slice resumes from its checkpoint")
             let next = t0.adding(milliseconds: 60_000)
             try await messages.finishSlice0(id: "message:1", owner: "b", next: next, failure: nil, now: t0)
             stored = try #require(try await messages.message(app: "shop", id: "message:1"))
@@ -84,8 +92,10 @@ import Testing
             try await messages.finishSlice0(id: "message:f", owner: "a", next: nil, failure: "credentials refused", now: t0)
             try await messages.finishSlice0(id: "message:p", owner: "a", next: nil, failure: nil, now: t0)
             #expect(try await messages.cancel(app: "shop", id: "message:c", now: t0), "a running message can be cancelled")
-            #expect(try await messages.checkpoint(FanOutCheckpoint(messageId: "message:c", cursor: nil, pending: 0),
-                                                  owner: "a", now: t0, leaseUntil: t0) == .cancelled)
+            #expect(
+                try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:c", cursor: nil, pending: 0),
+                    owner: "a", now: t0, leaseUntil: t0) == .cancelled)
             try await messages.finishSlice0(id: "message:c", owner: "a", next: t0.adding(milliseconds: 60_000), failure: nil, now: t0)
             let failed = try #require(try await messages.message(app: "shop", id: "message:f"))
             #expect(failed.status == .failed && failed.errorMessage == "credentials refused" && failed.dueAt == nil)
@@ -104,13 +114,15 @@ import Testing
             let messages = SQLMessageStore(backend: backend, clock: .caller)
             try await messages.insert(try message(), now: t0)
             _ = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 60_000), limit: 1)
-            _ = try await messages.checkpoint(FanOutCheckpoint(messageId: "message:1", cursor: 7, sent: 3, pending: 9),
-                                              owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 60_000))
+            _ = try await messages.checkpoint(
+                FanOutCheckpoint(messageId: "message:1", cursor: 7, sent: 3, pending: 9),
+                owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 60_000))
             try await messages.release(owner: "a", now: t0)
             let resumed = try await messages.claimSlices(owner: "b", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
             #expect(resumed.first?.cursor == 7, "the fan-out resumes from its checkpoint")
-            #expect(try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 0),
-                    "the dead owner's pending count is dropped")
+            #expect(
+                try await messages.message(app: "shop", id: "message:1")?.deliveries == DeliveryCounts(sent: 3, pending: 0),
+                "the dead owner's pending count is dropped")
             try await messages.releaseAll(now: t0)
             #expect(try await messages.claimSlices(owner: "c", now: t0, leaseUntil: t0, limit: 1).count == 1)
         }
@@ -124,10 +136,12 @@ import Testing
                 _ = try await store.register(app: "shop", try Fixture.request(id, channels: ["news"]), now: t0)
             }
             // "renewed" registers again after APNs's timestamp; "newtoken" has a different token by now.
-            _ = try await store.register(app: "shop", try Fixture.request("renewed", channels: ["news"]), now: t0.adding(milliseconds: 10_000))
+            _ = try await store.register(
+                app: "shop", try Fixture.request("renewed", channels: ["news"]), now: t0.adding(milliseconds: 10_000))
             _ = try await store.register(app: "shop", try Fixture.request("newtoken", token: "ccdd", channels: ["news"]), now: t0)
-            let members = try await store.recipients(app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios]),
-                                                     after: 0, limit: 10, now: t0)
+            let members = try await store.recipients(
+                app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios]),
+                after: 0, limit: 10, now: t0)
             let key = Dictionary(uniqueKeysWithValues: members.map { ($0.deviceId, $0.key) })
             try await messages.insert(try message(), now: t0)
             _ = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
@@ -153,7 +167,8 @@ import Testing
             _ = try await store.register(app: "shop", try Fixture.request("ios1", channels: ["news"]), now: t0)
             _ = try await store.register(app: "shop", try Fixture.request("mac1", os: .osx, channels: ["news"]), now: t0)
             _ = try await store.register(app: "shop", try Fixture.request("droid", token: "x-y", os: .android, channels: ["news"]), now: t0)
-            _ = try await store.register(app: "shop", try Fixture.request("gone", channels: ["news"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("gone", channels: ["news"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
             _ = try await store.register(app: "shop", try Fixture.request("elsewhere", channels: ["other"]), now: t0)
             let later = t0.adding(milliseconds: 10)
             let news = try Fixture.channel("news")
@@ -163,10 +178,14 @@ import Testing
             #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx])) == ["ios1", "mac1"])
             #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.osx])) == ["mac1"])
             #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [])) == [])
-            #expect(try await ids(RecipientFilter(channel: news, devices: ["elsewhere", "gone", "droid", "nobody"], systems: [.ios, .osx])) == ["elsewhere"])
+            #expect(
+                try await ids(RecipientFilter(channel: news, devices: ["elsewhere", "gone", "droid", "nobody"], systems: [.ios, .osx])) == [
+                    "elsewhere"
+                ])
             // Paging by key: one at a time gives the same list.
-            let first = try await store.recipients(app: "shop", filter: RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]),
-                                                   after: 0, limit: 1, now: later)
+            let first = try await store.recipients(
+                app: "shop", filter: RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]),
+                after: 0, limit: 1, now: later)
             #expect(first.map(\.deviceId) == ["ios1"])
             #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]), after: first[0].key) == ["mac1"])
         }
@@ -175,10 +194,13 @@ import Testing
 
 /// The store's calls in the shape the scenarios above read best: absolute lease ends, slice 0.
 extension MessageStore {
-    func claimSlices(owner: String, now: Timestamp, leaseUntil: Timestamp, limit: Int, slicing: Slicing = Slicing(),
-                     running: Set<String> = []) async throws -> [ClaimedSlice] {
-        try await claim(owner: owner, now: now, leaseMilliseconds: leaseUntil.milliseconds - now.milliseconds, limit: limit,
-                        slicing: slicing, running: running)
+    func claimSlices(
+        owner: String, now: Timestamp, leaseUntil: Timestamp, limit: Int, slicing: Slicing = Slicing(),
+        running: Set<String> = []
+    ) async throws -> [ClaimedSlice] {
+        try await claim(
+            owner: owner, now: now, leaseMilliseconds: leaseUntil.milliseconds - now.milliseconds, limit: limit,
+            slicing: slicing, running: running)
     }
 
     func checkpoint(_ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp, leaseUntil: Timestamp) async throws -> MessageStatus? {

@@ -36,10 +36,13 @@ import Testing
     @Test(arguments: StoreBackendKind.allCases)
     func registeringAgainIsAdditivePerChannelAndUpdatesTheDevice(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
-            let first = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b"], expiresAt: t0.adding(milliseconds: 10_000)), now: t0)
+            let first = try await store.register(
+                app: "shop", try Fixture.request("d1", channels: ["a", "b"], expiresAt: t0.adding(milliseconds: 10_000)), now: t0)
             let later = t0.adding(milliseconds: 5_000)
             let second = try await store.register(
-                app: "shop", try Fixture.request("d1", token: "eeff0011", channels: ["b", "c"], expiresAt: t0.adding(milliseconds: 60_000), osVersion: "18.0"),
+                app: "shop",
+                try Fixture.request(
+                    "d1", token: "eeff0011", channels: ["b", "c"], expiresAt: t0.adding(milliseconds: 60_000), osVersion: "18.0"),
                 now: later)
             #expect(second.registrationId == first.registrationId, "the registration id is stable per app + deviceId")
             #expect(second.channelRegistrationIds[try Fixture.channel("b")] == first.channelRegistrationIds[try Fixture.channel("b")])
@@ -65,7 +68,8 @@ import Testing
             _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["news"], expiresAt: expiry), now: t0)
             #expect(try await store.device(app: "shop", deviceId: "d1", now: expiry.adding(milliseconds: -1)) != nil)
             #expect(try await store.device(app: "shop", deviceId: "d1", now: expiry) == nil, "expired at its expiration instant")
-            #expect(try await store.channels(app: "shop", now: expiry) == [ChannelSummary(name: try Fixture.channel("news"), registrations: 0)])
+            #expect(
+                try await store.channels(app: "shop", now: expiry) == [ChannelSummary(name: try Fixture.channel("news"), registrations: 0)])
             #expect(try await store.members(app: "shop", channel: try Fixture.channel("news"), after: 0, limit: 10, now: expiry).isEmpty)
             #expect(try await store.unregister(app: "shop", deviceId: "d1", now: expiry) == false)
         }
@@ -86,9 +90,13 @@ import Testing
     func unregisterSomeChannelsReportsWhatRemains(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
             _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b", "c"]), now: t0)
-            #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [try Fixture.channel("a"), try Fixture.channel("zz")], now: t0) == 2)
+            #expect(
+                try await store.unregister(
+                    app: "shop", deviceId: "d1", channels: [try Fixture.channel("a"), try Fixture.channel("zz")], now: t0) == 2)
             #expect(try await store.device(app: "shop", deviceId: "d1", now: t0)?.channels.map(\.rawValue) == ["b", "c"])
-            #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [try Fixture.channel("b"), try Fixture.channel("c")], now: t0) == 0)
+            #expect(
+                try await store.unregister(
+                    app: "shop", deviceId: "d1", channels: [try Fixture.channel("b"), try Fixture.channel("c")], now: t0) == 0)
             #expect(try await store.device(app: "shop", deviceId: "d1", now: t0) == nil, "no channel left: the device is gone")
             #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [try Fixture.channel("a")], now: t0) == nil)
         }
@@ -98,7 +106,8 @@ import Testing
     func channelsAreListedWithLiveCountsAndCanBeDeleted(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
             _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b"]), now: t0)
-            _ = try await store.register(app: "shop", try Fixture.request("d2", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("d2", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
             let later = t0.adding(milliseconds: 10)
             #expect(try await store.channels(app: "shop", now: t0).map { "\($0.name):\($0.registrations)" } == ["a:2", "b:1"])
             #expect(try await store.channels(app: "shop", now: later).map { "\($0.name):\($0.registrations)" } == ["a:1", "b:1"])
@@ -153,7 +162,8 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<300 {
                     group.addTask {
-                        _ = try await store.register(app: "shop", try Fixture.request("d\(index)", channels: ["c\(index % 7)", "all"]), now: t0)
+                        _ = try await store.register(
+                            app: "shop", try Fixture.request("d\(index)", channels: ["c\(index % 7)", "all"]), now: t0)
                     }
                 }
                 try await group.waitForAll()

@@ -34,7 +34,9 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
         }
     }
 
-    private static func withStore<T>(at url: DatabaseURL, _ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws -> T {
+    private static func withStore<T>(at url: DatabaseURL, _ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws
+        -> T
+    {
         let logger = Logger(label: "herald.tests")
         return try await StoreFactory.withBackend(url, logger: logger) { backend in
             try await Migrator(backend: backend).migrate(logger: logger)
@@ -47,8 +49,10 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
 enum Fixture {
     static let t0 = Timestamp(milliseconds: 1_800_000_000_000)
 
-    static func request(_ deviceId: String, token: String = "aabbccdd", os: DeviceOS = .ios, channels: [String] = [],
-                        expiresAt: Timestamp? = nil, osVersion: String? = "17.2") throws -> RegistrationRequest {
+    static func request(
+        _ deviceId: String, token: String = "aabbccdd", os: DeviceOS = .ios, channels: [String] = [],
+        expiresAt: Timestamp? = nil, osVersion: String? = "17.2"
+    ) throws -> RegistrationRequest {
         RegistrationRequest(
             deviceId: try DeviceID(validating: deviceId),
             deviceToken: try DeviceToken(validating: token, os: os),

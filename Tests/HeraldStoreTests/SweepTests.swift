@@ -26,8 +26,10 @@ import Testing
     @Test(arguments: StoreBackendKind.allCases)
     func aDeviceWhoseLastChannelExpiredIsGoneAfterTheSweep(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
-            _ = try await store.register(app: "shop", try Fixture.request("gone", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
-            _ = try await store.register(app: "shop", try Fixture.request("stays", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("gone", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("stays", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
             _ = try await store.register(app: "shop", try Fixture.request("stays", channels: ["b"]), now: t0)
             let now = t0.adding(milliseconds: 10)
             #expect(try await store.sweepOnce(now: now, limit: 100) == 2)
@@ -43,7 +45,8 @@ import Testing
     @Test(arguments: StoreBackendKind.allCases)
     func reRegisteringBeforeTheSweepRescuesTheRegistration(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
-            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("d1", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
             let now = t0.adding(milliseconds: 20)
             #expect(try await store.device(app: "shop", deviceId: "d1", now: now) == nil)
             _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a"]), now: now)
@@ -55,12 +58,15 @@ import Testing
     @Test(arguments: StoreBackendKind.allCases)
     func aRenewalBetweenListingAndDeletingIsKept(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in
-            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
-            _ = try await store.register(app: "shop", try Fixture.request("d2", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("d1", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("d2", channels: ["a"], expiresAt: t0.adding(milliseconds: 10)), now: t0)
             let now = t0.adding(milliseconds: 10)
             let keys = try await store.expiredRegistrationKeys(now: now, limit: 100)
             #expect(keys.count == 2)
-            _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a"], expiresAt: t0.adding(milliseconds: 99_000)), now: now)
+            _ = try await store.register(
+                app: "shop", try Fixture.request("d1", channels: ["a"], expiresAt: t0.adding(milliseconds: 99_000)), now: now)
             #expect(try await store.deleteExpired(keys, now: now) == 1)
             #expect(try await store.device(app: "shop", deviceId: "d1", now: now)?.channels.map(\.rawValue) == ["a"])
             #expect(try await store.device(app: "shop", deviceId: "d2", now: now) == nil)

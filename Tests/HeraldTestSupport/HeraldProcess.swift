@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The built `herald` binary, run as an operator would run it.
 public final class HeraldProcess: Sendable {
@@ -51,7 +52,9 @@ public final class HeraldProcess: Sendable {
     public var stderr: String { output.text.withLock { $0.stderr } }
 
     /// Runs a command to completion and returns its exit code and output.
-    public static func run(_ arguments: [String], directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> (code: Int32, stdout: String, stderr: String) {
+    public static func run(_ arguments: [String], directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> (
+        code: Int32, stdout: String, stderr: String
+    ) {
         let command = try HeraldProcess(arguments, directory: directory)
         let code = try await command.waitForExit(timeout: timeout)
         try await Task.sleep(for: .milliseconds(50))
@@ -63,8 +66,9 @@ public final class HeraldProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("Herald listening on ") }),
-               let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
-               let url = URL(string: String(address)) {
+                let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
+                let url = URL(string: String(address))
+            {
                 return url
             }
             if !process.isRunning { throw Failure("herald exited with \(process.terminationStatus): \(stderr)") }

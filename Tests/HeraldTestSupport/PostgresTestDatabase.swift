@@ -21,7 +21,8 @@ public enum PostgresTestDatabase {
     }
 
     /// What a developer without the server sees instead of the PostgreSQL tests.
-    public static let skipMessage = "PostgreSQL tests skipped: HERALD_TEST_POSTGRES_URL is not set. Run them with `scripts/with-postgres.sh swift test` (needs apt-get install postgresql)."
+    public static let skipMessage =
+        "PostgreSQL tests skipped: HERALD_TEST_POSTGRES_URL is not set. Run them with `scripts/with-postgres.sh swift test` (needs apt-get install postgresql)."
 
     public struct Unconfigured: Error, CustomStringConvertible {
         public var description: String { PostgresTestDatabase.skipMessage }

@@ -28,8 +28,10 @@ public struct AppDirectory: Sendable {
     /// Returns the app id as configured: `String` lookup matches canonically equivalent spellings, and the
     /// store must always see the one spelling.
     @discardableResult
-    public func authorize(appId: String, apiKey: String, requires role: APIKeyRole,
-                          denied: HeraldFault? = nil) throws(HeraldFault) -> String {
+    public func authorize(
+        appId: String, apiKey: String, requires role: APIKeyRole,
+        denied: HeraldFault? = nil
+    ) throws(HeraldFault) -> String {
         guard let index = keysByApp.index(forKey: appId), let granted = keysByApp[index].value[apiKey] else {
             throw .unknownApplication
         }

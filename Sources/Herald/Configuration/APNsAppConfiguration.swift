@@ -24,8 +24,10 @@ public struct APNsAppConfiguration: Sendable, Equatable {
     public var connections: Int
     public var streamsPerConnection: Int
 
-    public init(environment: Environment, topic: String, authentication: Authentication,
-                connections: Int = 2, streamsPerConnection: Int = 500) {
+    public init(
+        environment: Environment, topic: String, authentication: Authentication,
+        connections: Int = 2, streamsPerConnection: Int = 500
+    ) {
         self.environment = environment
         self.topic = topic
         self.authentication = authentication
@@ -47,11 +49,12 @@ public struct APNsAppConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationError(error.message)
         }
-        let target: APNsEnvironment = switch environment {
-        case .production: .production
-        case .development: .development
-        case .custom(let url, let caFile): .custom(url: url, caFile: caFile)
-        }
+        let target: APNsEnvironment =
+            switch environment {
+            case .production: .production
+            case .development: .development
+            case .custom(let url, let caFile): .custom(url: url, caFile: caFile)
+            }
         return APNsClientConfiguration(
             environment: target, credentials: credentials, connections: connections,
             streamsPerConnection: streamsPerConnection, clock: clock)

@@ -24,8 +24,10 @@ public enum ConfigurationLoader {
         }
     }
 
-    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            overrides: Overrides = Overrides()) throws(ConfigurationError) -> HeraldConfiguration {
+    public static func load(
+        file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        overrides: Overrides = Overrides()
+    ) throws(ConfigurationError) -> HeraldConfiguration {
         var fileValues: [AbsoluteConfigKey: ConfigValue] = [:]
         if let file { fileValues = try flatten(try readJSON(file)) }
         var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
@@ -43,7 +45,9 @@ public enum ConfigurationLoader {
         // Demo mode generates keys; a server whose file lost its apps (a typo, a bad merge) must not
         // quietly start with keys nobody configured.
         if let file, configuration.apps.isEmpty {
-            throw ConfigurationError("configuration file '\(file)' defines no apps (\"apps\": [{\"id\": …, \"keys\": […]}]); demo mode, with generated keys, runs only without --config")
+            throw ConfigurationError(
+                "configuration file '\(file)' defines no apps (\"apps\": [{\"id\": …, \"keys\": […]}]); demo mode, with generated keys, runs only without --config"
+            )
         }
         return configuration
     }
@@ -61,7 +65,9 @@ public enum ConfigurationLoader {
             configuration.sweeper.intervalSeconds = interval
         }
         if let batch = try settings.integer("sweeper.batchSize") {
-            guard (1...100_000).contains(batch) else { throw ConfigurationError("configuration: sweeper.batchSize must be between 1 and 100000") }
+            guard (1...100_000).contains(batch) else {
+                throw ConfigurationError("configuration: sweeper.batchSize must be between 1 and 100000")
+            }
             configuration.sweeper.batchSize = batch
         }
         configuration.dispatcher = try readDispatcher(settings)
@@ -115,7 +121,8 @@ public enum ConfigurationLoader {
         func seconds(_ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
             guard let value = try settings.number("dispatcher.\(name)") else { return nil }
             guard range.contains(value) else {
-                throw ConfigurationError("configuration: dispatcher.\(name) must be between \(range.lowerBound) and \(range.upperBound) seconds")
+                throw ConfigurationError(
+                    "configuration: dispatcher.\(name) must be between \(range.lowerBound) and \(range.upperBound) seconds")
             }
             return value
         }
@@ -141,7 +148,9 @@ public enum ConfigurationLoader {
                     throw ConfigurationError("configuration: app '\(id)' key #\(keys.count + 1) has no role (\(rolePath))")
                 }
                 guard let role = APIKeyRole(rawValue: roleName) else {
-                    throw ConfigurationError("configuration: app '\(id)' key #\(keys.count + 1) has unknown role '\(roleName)' (expected client, server or admin)")
+                    throw ConfigurationError(
+                        "configuration: app '\(id)' key #\(keys.count + 1) has unknown role '\(roleName)' (expected client, server or admin)"
+                    )
                 }
                 keys.append(APIKey(key: key, role: role))
             }
@@ -156,8 +165,10 @@ public enum ConfigurationLoader {
         func value(_ name: String, secret: Bool = false) -> String? {
             settings.string("\(prefix).\(name)", secret: secret).flatMap { $0.isEmpty ? nil : $0 }
         }
-        let names = ["environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile", "certificateFile",
-                     "connections", "streamsPerConnection"]
+        let names = [
+            "environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile", "certificateFile",
+            "connections", "streamsPerConnection",
+        ]
         guard names.contains(where: { value($0) != nil }) else { return nil }
         func fail(_ message: String) -> ConfigurationError {
             ConfigurationError("configuration: app '\(app)' apns: \(message)")
@@ -174,8 +185,9 @@ public enum ConfigurationLoader {
         guard let topic = value("topic") else { throw fail("topic (the app's bundle id) is required (\(prefix).topic)") }
         let authentication: APNsAppConfiguration.Authentication
         if let certificate = value("certificateFile") {
-            authentication = .certificate(certificateFile: certificate, privateKeyFile: value("privateKeyFile"),
-                                          passphrase: value("passphrase", secret: true))
+            authentication = .certificate(
+                certificateFile: certificate, privateKeyFile: value("privateKeyFile"),
+                passphrase: value("passphrase", secret: true))
         } else {
             guard let team = value("teamId"), let key = value("keyId"), let file = value("privateKeyFile") else {
                 throw fail("token auth needs teamId, keyId and privateKeyFile (or give certificateFile)")
@@ -198,7 +210,9 @@ public enum ConfigurationLoader {
         return configuration
     }
 
-    private static func checkReadable(_ configuration: APNsAppConfiguration, fail: (String) -> ConfigurationError) throws(ConfigurationError) {
+    private static func checkReadable(_ configuration: APNsAppConfiguration, fail: (String) -> ConfigurationError)
+        throws(ConfigurationError)
+    {
         var files: [(String, String)] = []
         if case .custom(_, let caFile?) = configuration.environment { files.append(("caFile", caFile)) }
         if case .certificate(let certificate, let key, _) = configuration.authentication {
@@ -252,14 +266,18 @@ public enum ConfigurationLoader {
             throw ConfigurationError("configuration file must hold a JSON object")
         }
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        var pending: [([String], JSONValue)] = root.filter { !ConfigurationSchema.isComment($0.key) }.map { (["herald", $0.key], $0.value) }
+        var pending: [([String], JSONValue)] = root.filter { !ConfigurationSchema.isComment($0.key) }.map {
+            (["herald", $0.key], $0.value)
+        }
         while let (path, value) = pending.popLast() {
             let text: String
             switch value {
             case .object(let object):
                 pending.append(contentsOf: object.filter { !ConfigurationSchema.isComment($0.key) }.map { (path + [$0.key], $0.value) })
                 continue
-            case .array(let array): pending.append(contentsOf: array.enumerated().map { (path + [String($0.offset)], $0.element) }); continue
+            case .array(let array):
+                pending.append(contentsOf: array.enumerated().map { (path + [String($0.offset)], $0.element) })
+                continue
             case .null: continue
             case .string(let string): text = string
             case .integer(let number): text = String(number)

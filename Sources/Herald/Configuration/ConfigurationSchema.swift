@@ -17,14 +17,17 @@ indirect enum ConfigurationSchema: Sendable {
         "http": .values("host", "port"),
         "database": .values("url", "poolSize", "password", "passwordFile"),
         "sweeper": .values("intervalSeconds", "batchSize"),
-        "dispatcher": .values("pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
-                              "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),
-        "apps": .list(of: .object([
-            "id": .value,
-            "keys": .list(of: .values("key", "role")),
-            "apns": .values("environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile",
-                            "certificateFile", "passphrase", "connections", "streamsPerConnection"),
-        ])),
+        "dispatcher": .values(
+            "pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
+            "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),
+        "apps": .list(
+            of: .object([
+                "id": .value,
+                "keys": .list(of: .values("key", "role")),
+                "apns": .values(
+                    "environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile",
+                    "certificateFile", "passphrase", "connections", "streamsPerConnection"),
+            ])),
     ])
 
     static func values(_ names: String...) -> ConfigurationSchema {

@@ -34,9 +34,11 @@ public struct HeraldConfiguration: Sendable {
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.
     public var apps: [AppConfiguration]
 
-    public init(http: HTTP = HTTP(), database: DatabaseURL = .sqliteFile(path: "./herald.sqlite"),
-                sweeper: Sweeper = Sweeper(), dispatcher: DispatcherSettings = DispatcherSettings(),
-                apps: [AppConfiguration] = []) {
+    public init(
+        http: HTTP = HTTP(), database: DatabaseURL = .sqliteFile(path: "./herald.sqlite"),
+        sweeper: Sweeper = Sweeper(), dispatcher: DispatcherSettings = DispatcherSettings(),
+        apps: [AppConfiguration] = []
+    ) {
         self.http = http
         self.database = database
         self.sweeper = sweeper
@@ -79,9 +81,11 @@ public struct DispatcherSettings: Sendable, Equatable {
     /// Recipients per slice at least: a message smaller than this is one slice.
     public var sliceSize: Int
 
-    public init(pageSize: Int = 500, maxOpenPages: Int = 8, maxConcurrentMessages: Int = 4,
-                pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30, retry: APNsRetryPolicy = APNsRetryPolicy(),
-                maxSlices: Int = 8, sliceSize: Int = 10_000) {
+    public init(
+        pageSize: Int = 500, maxOpenPages: Int = 8, maxConcurrentMessages: Int = 4,
+        pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30, retry: APNsRetryPolicy = APNsRetryPolicy(),
+        maxSlices: Int = 8, sliceSize: Int = 10_000
+    ) {
         self.maxSlices = max(1, maxSlices)
         self.sliceSize = max(1, sliceSize)
         self.pageSize = max(1, pageSize)

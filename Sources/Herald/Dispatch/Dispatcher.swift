@@ -38,8 +38,10 @@ public final class Dispatcher: Service {
         let slice: Int
     }
 
-    public init(messages: any MessageStore, registrations: any RegistrationStore, clients: APNsClientPool,
-                clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, logger: Logger) {
+    public init(
+        messages: any MessageStore, registrations: any RegistrationStore, clients: APNsClientPool,
+        clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, logger: Logger
+    ) {
         self.messages = messages
         self.registrations = registrations
         self.clients = clients
@@ -89,15 +91,17 @@ public final class Dispatcher: Service {
         do {
             try await messages.release(owner: owner, now: clock.now)
         } catch {
-            logger.error("could not release message leases at shutdown; they expire by themselves",
-                         metadata: ["herald.error": "\(error)"])
+            logger.error(
+                "could not release message leases at shutdown; they expire by themselves",
+                metadata: ["herald.error": "\(error)"])
         }
     }
 
     /// How this instance splits an occurrence: never on SQLite.
     var slicing: Slicing {
-        Slicing(maxSlices: singleServer ? 1 : settings.maxSlices, sliceSize: settings.sliceSize,
-                graceMilliseconds: Int64(max(1, settings.pollIntervalSeconds * 4) * 1000))
+        Slicing(
+            maxSlices: singleServer ? 1 : settings.maxSlices, sliceSize: settings.sliceSize,
+            graceMilliseconds: Int64(max(1, settings.pollIntervalSeconds * 4) * 1000))
     }
 
     /// Claims as many due slices as there is room for.
@@ -109,8 +113,9 @@ public final class Dispatcher: Service {
         do {
             let now = clock.now
             guard try await messages.hasDue(now: now) else { return [] }
-            let claimed = try await messages.claim(owner: owner, now: now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000),
-                                                   limit: room, slicing: slicing, running: sending)
+            let claimed = try await messages.claim(
+                owner: owner, now: now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000),
+                limit: room, slicing: slicing, running: sending)
             // A slice this instance is still sending comes back when the clock passed its lease between two
             // checkpoints (a stalled write): the claim only renewed our own lease, and a second fan-out under
             // the same owner would send everything again.
@@ -135,8 +140,9 @@ public final class Dispatcher: Service {
             let ending = try await fanOut(claimed, logger: logger)
             let now = clock.now
             func finish(next: Timestamp?, failure: String?) async throws {
-                try await messages.finishSlice(id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner,
-                                               next: next, failure: failure, now: now)
+                try await messages.finishSlice(
+                    id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner,
+                    next: next, failure: failure, now: now)
             }
             switch ending {
             case .completed:
@@ -149,9 +155,11 @@ public final class Dispatcher: Service {
             case .leaseLost, .stopped:
                 break
             }
-            logger.info("message slice ended", metadata: [
-                "herald.ending": "\(ending)", "herald.seconds": "\((ContinuousClock.now - started).components.seconds)",
-            ])
+            logger.info(
+                "message slice ended",
+                metadata: [
+                    "herald.ending": "\(ending)", "herald.seconds": "\((ContinuousClock.now - started).components.seconds)",
+                ])
         } catch {
             // The lease runs out and the message is taken again from its checkpoint.
             logger.error("message fan-out failed; it resumes when its lease expires", metadata: ["herald.error": "\(error)"])

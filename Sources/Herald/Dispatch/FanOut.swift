@@ -62,8 +62,10 @@ struct FanOut: Sendable {
     let logger: Logger
 
     func run() async throws -> Ending {
-        let state = Shared(State(progress: FanOutProgress(messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence),
-                                 nextSequence: claimed.sequence))
+        let state = Shared(
+            State(
+                progress: FanOutProgress(messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence),
+                nextSequence: claimed.sequence))
         let stream = client.makeSendStream(of: Send.self)
         let build = NotificationBuilder(content: content, topic: topic)
         // Checkpoint requests: false when a page may have closed, true for a lease renewal. One writer
@@ -131,8 +133,10 @@ struct FanOut: Sendable {
                     due.append(retry.send)
                     return true
                 }
-                return (due, false, state.progress.openPages < settings.maxOpenPages,
-                        exhausted && state.progress.unanswered == 0)
+                return (
+                    due, false, state.progress.openPages < settings.maxOpenPages,
+                    exhausted && state.progress.unanswered == 0
+                )
             }
             if halted || done { return }
             for send in due {
@@ -142,8 +146,10 @@ struct FanOut: Sendable {
                 let page: [Recipient]
                 do {
                     page = try await registrations.recipients(
-                        app: message.app, filter: RecipientFilter(channel: message.channel, devices: message.singlecast, systems: systems,
-                                                upTo: claimed.upTo),
+                        app: message.app,
+                        filter: RecipientFilter(
+                            channel: message.channel, devices: message.singlecast, systems: systems,
+                            upTo: claimed.upTo),
                         after: cursor, limit: settings.pageSize, now: clock.now)
                 } catch {
                     state.withLock { $0.error = error }
@@ -179,8 +185,12 @@ struct FanOut: Sendable {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send))
             }
         case .removeToken(let since):
-            state.progress.record(page: page, .removed(TokenRemoval(
-                deviceKey: recipient.key, deviceToken: recipient.deviceToken, invalidSince: since.map(Timestamp.init(milliseconds:)))))
+            state.progress.record(
+                page: page,
+                .removed(
+                    TokenRemoval(
+                        deviceKey: recipient.key, deviceToken: recipient.deviceToken, invalidSince: since.map(Timestamp.init(milliseconds:))
+                    )))
         case .deactivateToken:
             state.progress.record(page: page, .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken)))
         case .abort(let reason):
@@ -235,7 +245,8 @@ struct FanOut: Sendable {
         await checkpoint(state, force: true)
         let deadline = ContinuousClock.now + .milliseconds(Int64(settings.leaseSeconds * 500))
         var delay = Duration.milliseconds(100)
-        while state.withLock({ !$0.unwritten.isEmpty && $0.halt != .leaseLost }), ContinuousClock.now + delay < deadline, !Task.isCancelled {
+        while state.withLock({ !$0.unwritten.isEmpty && $0.halt != .leaseLost }), ContinuousClock.now + delay < deadline, !Task.isCancelled
+        {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(1))
             await checkpoint(state, force: true)
@@ -286,8 +297,9 @@ struct NotificationBuilder: Sendable {
     }
 
     func callAsFunction(_ recipient: Recipient) -> APNsNotification {
-        APNsNotification(deviceToken: recipient.deviceToken, payload: payload, pushType: pushType, topic: topic,
-                         priority: priority, expiration: expiration, collapseID: collapseID)
+        APNsNotification(
+            deviceToken: recipient.deviceToken, payload: payload, pushType: pushType, topic: topic,
+            priority: priority, expiration: expiration, collapseID: collapseID)
     }
 }
 

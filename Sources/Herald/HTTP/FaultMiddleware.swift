@@ -1,8 +1,8 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
-import NIOCore
 import Logging
+import NIOCore
 
 /// Turns every failure into Backendless's `{"code","message"}` body. Internal errors are logged
 /// here and answered with a message that carries no details.
@@ -20,20 +20,23 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             return Self.response(.noSuchRoute)
         } catch let error as HTTPError where error.status == .methodNotAllowed {
-            return Self.response(HeraldFault(code: 405, kind: .validation, message: "Method not allowed on this route"), status: .methodNotAllowed)
+            return Self.response(
+                HeraldFault(code: 405, kind: .validation, message: "Method not allowed on this route"), status: .methodNotAllowed)
         } catch let error as any HTTPResponseError where error.status.code < 500 {
             // Hummingbird's own 4xx (a malformed request, a body cut short): the client's problem, not ours.
             let fault = HeraldFault(code: error.status.code, kind: .validation, message: error.status.reasonPhrase)
             return Self.response(fault, status: error.status)
         } catch {
-            context.logger.error("request failed", metadata: ["herald.error": "\(String(reflecting: type(of: error)))", "herald.detail": "\(error)"])
+            context.logger.error(
+                "request failed", metadata: ["herald.error": "\(String(reflecting: type(of: error)))", "herald.detail": "\(error)"])
             return Self.response(.internalError)
         }
     }
 
     static func response(_ fault: HeraldFault, status: HTTPResponse.Status? = nil) -> Response {
-        JSONBody.response(.object(["code": .integer(Int64(fault.code)), "message": .string(fault.message)]),
-                          status: status ?? Self.status(of: fault.kind))
+        JSONBody.response(
+            .object(["code": .integer(Int64(fault.code)), "message": .string(fault.message)]),
+            status: status ?? Self.status(of: fault.kind))
     }
 
     static func status(of kind: HeraldFault.Kind) -> HTTPResponse.Status {

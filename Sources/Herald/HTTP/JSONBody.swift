@@ -21,8 +21,9 @@ enum JSONBody {
     /// A JSON response with the given status.
     static func response(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         let data = (try? JSONEncoder.herald.encode(value)) ?? Data("null".utf8)
-        return Response(status: status, headers: [.contentType: "application/json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

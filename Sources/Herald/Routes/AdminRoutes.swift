@@ -14,9 +14,10 @@ struct AdminRoutes {
     func sweep(_ context: some RequestContext) async throws -> Response {
         _ = try AppScope(context, apps: apps, requires: .admin)
         let report = try await sweeper.sweep(trigger: "admin")
-        return JSONBody.response(.object([
-            "removed": .integer(Int64(report.removed)),
-            "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
-        ]))
+        return JSONBody.response(
+            .object([
+                "removed": .integer(Int64(report.removed)),
+                "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
+            ]))
     }
 }

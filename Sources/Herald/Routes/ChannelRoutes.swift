@@ -17,9 +17,11 @@ struct ChannelRoutes {
     func list(_ context: some RequestContext) async throws -> Response {
         let scope = try AppScope(context, apps: apps, requires: .admin)
         let channels = try await store.channels(app: scope.appId, now: clock.now)
-        return JSONBody.response(.array(channels.map { channel in
-            .object(["name": .string(channel.name.rawValue), "registrations": .integer(Int64(channel.registrations))])
-        }))
+        return JSONBody.response(
+            .array(
+                channels.map { channel in
+                    .object(["name": .string(channel.name.rawValue), "registrations": .integer(Int64(channel.registrations))])
+                }))
     }
 
     func delete(_ context: some RequestContext) async throws -> Response {

@@ -15,7 +15,11 @@ struct MessageRoutes {
         // One parameter name for the segment: POST names a channel, GET and DELETE a message id.
         let path = "/{appId}/{apiKey}/messaging"
         router.post(RouterPath(path + "/{target}")) { request, context in try await publish(request, context) }
-        router.get(RouterPath(path + "/{target}")) { _, context in try await status(context) }
+        let templates = PushTemplateRoutes(apps: apps)
+        router.get(RouterPath(path + "/{target}")) { _, context in
+            if try AppScope.parameter("target", context) == PushTemplateRoutes.segment { return try templates.templates(context) }
+            return try await status(context)
+        }
         router.delete(RouterPath(path + "/{target}")) { _, context in try await cancel(context) }
     }
 
@@ -26,13 +30,15 @@ struct MessageRoutes {
         let body = try await JSONBody.read(request)
         let now = clock.now
         let publish = try PublishRequest(json: body, now: now)
-        let message = StoredMessage(id: Self.newMessageID(), app: scope.appId, channel: channel,
-                                    request: publish, now: now)
+        let message = StoredMessage(
+            id: Self.newMessageID(), app: scope.appId, channel: channel,
+            request: publish, now: now)
         try await messages.insert(message, now: now)
         if publish.schedule.publishAt == nil { dispatcher?.wake() }
-        return JSONBody.response(.object([
-            "messageId": .string(message.id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null,
-        ]))
+        return JSONBody.response(
+            .object([
+                "messageId": .string(message.id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null,
+            ]))
     }
 
     func status(_ context: some RequestContext) async throws -> Response {
@@ -40,18 +46,19 @@ struct MessageRoutes {
         let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
         guard let message = try await messages.message(app: scope.appId, id: id) else { throw HeraldFault.messageNotCancellable }
         let counts = message.deliveries
-        return JSONBody.response(.object([
-            "messageId": .string(message.id),
-            "status": .string(message.status.contractStatus),
-            "errorMessage": message.errorMessage.map(JSONValue.string) ?? .null,
-            "deliveries": .object([
-                "targeted": .integer(counts.targeted), "sent": .integer(counts.sent), "failed": .integer(counts.failed),
-                "pending": .integer(counts.pending), "tokensRemoved": .integer(counts.tokensRemoved),
-                "tokensDeactivated": .integer(counts.tokensDeactivated),
-            ]),
-            "occurrences": .integer(message.occurrences),
-            "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
-        ]))
+        return JSONBody.response(
+            .object([
+                "messageId": .string(message.id),
+                "status": .string(message.status.contractStatus),
+                "errorMessage": message.errorMessage.map(JSONValue.string) ?? .null,
+                "deliveries": .object([
+                    "targeted": .integer(counts.targeted), "sent": .integer(counts.sent), "failed": .integer(counts.failed),
+                    "pending": .integer(counts.pending), "tokensRemoved": .integer(counts.tokensRemoved),
+                    "tokensDeactivated": .integer(counts.tokensDeactivated),
+                ]),
+                "occurrences": .integer(message.occurrences),
+                "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
+            ]))
     }
 
     func cancel(_ context: some RequestContext) async throws -> Response {

@@ -23,10 +23,11 @@ struct RegistrationRoutes {
         let registration = try RegistrationRequest(json: body, now: now)
         let receipt = try await store.register(app: scope.appId, registration, now: now)
         let channelIds = receipt.channelRegistrationIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }
-        return JSONBody.response(.object([
-            "registrationId": .string(receipt.registrationId),
-            "channels": .object(Dictionary(uniqueKeysWithValues: channelIds)),
-        ]))
+        return JSONBody.response(
+            .object([
+                "registrationId": .string(receipt.registrationId),
+                "channels": .object(Dictionary(uniqueKeysWithValues: channelIds)),
+            ]))
     }
 
     func get(_ context: some RequestContext) async throws -> Response {

@@ -17,8 +17,10 @@ public enum HeraldRuntime {
         public var demo: (app: AppConfiguration, created: Bool)?
     }
 
-    public static func serve(configuration: HeraldConfiguration, clock: any WallClock = SystemClock(), logger: Logger,
-                             onStarted: @escaping @Sendable (Started) -> Void) async throws {
+    public static func serve(
+        configuration: HeraldConfiguration, clock: any WallClock = SystemClock(), logger: Logger,
+        onStarted: @escaping @Sendable (Started) -> Void
+    ) async throws {
         // A port in use is found before the database is created or migrated, so a failed start leaves nothing behind.
         try await checkListenable(configuration.http)
         try await withMigrated(configuration.database, logger: logger) { backend in
@@ -29,8 +31,10 @@ public enum HeraldRuntime {
     /// Opens and migrates the database, runs `body`, and closes the database whether `body` throws or not.
     /// The server, the one-shot commands and the benchmarks all use this, so none leaves a handle open.
     /// Failures to open or migrate become one operator-readable `StartupError`; `body`'s own errors pass.
-    public static func withMigrated<T>(_ url: DatabaseURL, logger: Logger,
-                                       _ body: (any SQLBackend) async throws -> T) async throws -> T {
+    public static func withMigrated<T>(
+        _ url: DatabaseURL, logger: Logger,
+        _ body: (any SQLBackend) async throws -> T
+    ) async throws -> T {
         let outcome: Result<T, any Error>
         do {
             outcome = try await StoreFactory.withBackend(url, logger: logger) { backend -> Result<T, any Error> in
@@ -47,8 +51,10 @@ public enum HeraldRuntime {
         return try outcome.get()
     }
 
-    static func run(configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
-                    onStarted: @escaping @Sendable (Started) -> Void) async throws {
+    static func run(
+        configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
+        onStarted: @escaping @Sendable (Started) -> Void
+    ) async throws {
         let store = SQLRegistrationStore(backend: backend)
         var apps = configuration.apps
         var demo: (app: AppConfiguration, created: Bool)?
@@ -59,7 +65,8 @@ public enum HeraldRuntime {
         let directory = try AppDirectory(apps: apps)
         let announced = demo
         let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend), apps: directory, clock: clock, logger: logger,
+            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend), apps: directory, clock: clock,
+            logger: logger,
             onServerRunning: { port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))
             })

@@ -7,14 +7,17 @@ import ServiceLifecycle
 /// Builds the HTTP application from its parts. Everything it needs is passed in, so tests assemble
 /// the same server the binary runs, with their own store, clock and port 0.
 public enum HeraldServer {
-    static func makeRouter(store: any RegistrationStore, messages: any MessageStore, apps: AppDirectory,
-                           clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?) -> Router<BasicRequestContext> {
+    static func makeRouter(
+        store: any RegistrationStore, messages: any MessageStore, apps: AppDirectory,
+        clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?
+    ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: FaultMiddleware())
         RegistrationRoutes(store: store, apps: apps, clock: clock).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
         MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
+        PushTemplateRoutes(apps: apps).add(to: router)
         return router
     }
 
@@ -41,8 +44,9 @@ public enum HeraldServer {
         }
         return Application(
             router: makeRouter(store: store, messages: messages, apps: apps, clock: clock, sweeper: sweeper, dispatcher: dispatcher),
-            configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port),
-                                 serverName: "Herald"),
+            configuration: .init(
+                address: .hostname(configuration.http.host, port: configuration.http.port),
+                serverName: "Herald"),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.http.port) },
             logger: logger)

@@ -82,11 +82,13 @@ public struct Sweeper: Sendable {
         removedCounter.increment(by: removed)
         sweepTimer.recordNanoseconds(nanoseconds)
         let report = Report(removed: removed, durationMilliseconds: Double(nanoseconds) / 1_000_000)
-        logger.log(level: removed > 0 ? .info : .debug, "swept expired registrations", metadata: [
-            "herald.sweep.trigger": "\(trigger)",
-            "herald.sweep.removed": "\(removed)",
-            "herald.sweep.durationMs": "\(report.durationMilliseconds)",
-        ])
+        logger.log(
+            level: removed > 0 ? .info : .debug, "swept expired registrations",
+            metadata: [
+                "herald.sweep.trigger": "\(trigger)",
+                "herald.sweep.removed": "\(removed)",
+                "herald.sweep.durationMs": "\(report.durationMilliseconds)",
+            ])
         return report
     }
 }

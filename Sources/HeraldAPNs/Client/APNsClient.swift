@@ -73,13 +73,17 @@ public final class APNsClient: Sendable {
             completion(.failed(APNsTransportError(kind: .credentials, curlCode: 0, message: "cannot sign the provider token: \(error)")))
             return
         }
-        let job = CurlJob(url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), payload: notification.payload) { finished in
+        let job = CurlJob(
+            url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), payload: notification.payload
+        ) { finished in
             let outcome = outcome(of: finished)
             if let issued, let providerToken, attempt == 1, outcome.reason == .expiredProviderToken {
                 // APNs thinks the token is too old: sign a new one and try once more. Logged only
                 // by the first answer for this token, not by every stream of a burst.
                 if providerToken.expire(issued) {
-                    logger.notice("APNs says the provider token expired; signing a new one", metadata: ["herald.apns.key": "\(providerToken.key.keyID)"])
+                    logger.notice(
+                        "APNs says the provider token expired; signing a new one",
+                        metadata: ["herald.apns.key": "\(providerToken.key.keyID)"])
                 }
                 send(
                     notification, attempt: 2, loop: loop, providerToken: providerToken, headers: headers, baseURL: baseURL,
@@ -87,9 +91,11 @@ public final class APNsClient: Sendable {
                 return
             }
             if case .failed(let error) = outcome {
-                logger.debug("APNs send failed", metadata: [
-                    "herald.apns.token": "\(notification.deviceToken.prefix(8))…", "herald.apns.error": "\(error)",
-                ])
+                logger.debug(
+                    "APNs send failed",
+                    metadata: [
+                        "herald.apns.token": "\(notification.deviceToken.prefix(8))…", "herald.apns.error": "\(error)",
+                    ])
             }
             completion(outcome)
         }
@@ -99,7 +105,8 @@ public final class APNsClient: Sendable {
     /// What a finished transfer means for APNs.
     static func outcome(of finished: CurlCompletion) -> APNsOutcome {
         if finished.code != 0 {
-            return .failed(APNsTransportError(kind: transportKind(curlCode: finished.code), curlCode: finished.code, message: finished.errorText))
+            return .failed(
+                APNsTransportError(kind: transportKind(curlCode: finished.code), curlCode: finished.code, message: finished.errorText))
         }
         var response = APNsResponse(status: finished.status, apnsID: finished.apnsID, apnsUniqueID: finished.apnsUniqueID)
         if finished.status == 200 { return .delivered(response) }

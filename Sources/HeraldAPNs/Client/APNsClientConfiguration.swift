@@ -40,7 +40,8 @@ public struct APNsClientConfiguration: Sendable {
         }
         let base = environment.baseURL.lowercased()
         guard base.hasPrefix("https://") || base.hasPrefix("http://") else {
-            throw APNsConfigurationError("the APNs URL must start with https:// (or http:// for a cleartext test server): \(environment.baseURL)")
+            throw APNsConfigurationError(
+                "the APNs URL must start with https:// (or http:// for a cleartext test server): \(environment.baseURL)")
         }
         var settings = CurlSettings(
             cleartext: environment.isCleartext, caFile: environment.caFile,

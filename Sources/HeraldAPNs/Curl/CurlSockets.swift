@@ -1,9 +1,10 @@
+import CCurl
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CCurl
 
 /// The sockets curl has open for one loop, so the loop can cork them for a round.
 ///

@@ -37,8 +37,9 @@ extension HeraldFault {
 
     /// 5007: the key is valid but its role is too small for the route.
     public static func permissionDenied(required: APIKeyRole) -> HeraldFault {
-        HeraldFault(code: 5007, kind: .forbidden,
-                    message: "User has no permission for this operation: a key with role '\(required.rawValue)' is required")
+        HeraldFault(
+            code: 5007, kind: .forbidden,
+            message: "User has no permission for this operation: a key with role '\(required.rawValue)' is required")
     }
 
     /// 5007 on the publishing routes, in Backendless's words.
@@ -84,14 +85,16 @@ extension HeraldFault {
 
     /// 8000, naming the property, its length and the limit.
     public static func tooLong(property: String, length: Int, limit: Int) -> HeraldFault {
-        HeraldFault(code: 8000, kind: .validation,
-                    message: "Property value exceeds the length limit: '\(property)' is \(length) long, the limit is \(limit)")
+        HeraldFault(
+            code: 8000, kind: .validation,
+            message: "Property value exceeds the length limit: '\(property)' is \(length) long, the limit is \(limit)")
     }
 
     /// 8000 for a request body over the limit (HTTP 413).
     public static func bodyTooLarge(limit: Int) -> HeraldFault {
-        HeraldFault(code: 8000, kind: .tooLarge,
-                    message: "Property value exceeds the length limit: 'body' is over \(limit) bytes, the limit is \(limit)")
+        HeraldFault(
+            code: 8000, kind: .tooLarge,
+            message: "Property value exceeds the length limit: 'body' is over \(limit) bytes, the limit is \(limit)")
     }
 
     public static func unparsable(_ detail: String) -> HeraldFault {

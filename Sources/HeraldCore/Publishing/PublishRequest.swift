@@ -23,8 +23,9 @@ public struct PublishRequest: Sendable, Equatable {
         publisherId = try RegistrationRequest.optionalString(body, "publisherId")
         if let publisherId { try Limits.check("publisherId", publisherId, limit: Limits.publisherId) }
         headers = try Self.headers(body["headers"])
-        policy = try PublishPolicy.parse(body["publishPolicy"] ?? body["pushPolicy"],
-                                         property: body["publishPolicy"] == nil && body["pushPolicy"] != nil ? "pushPolicy" : "publishPolicy")
+        policy = try PublishPolicy.parse(
+            body["publishPolicy"] ?? body["pushPolicy"],
+            property: body["publishPolicy"] == nil && body["pushPolicy"] != nil ? "pushPolicy" : "publishPolicy")
         broadcast = try PushBroadcast.parse(body["pushBroadcast"])
         singlecast = try Self.singlecast(body["pushSinglecast"])
         schedule = try PublishSchedule.parse(body, now: now)

@@ -37,7 +37,9 @@ public struct PushBroadcast: OptionSet, Sendable, Hashable, Codable {
                 case "FOR_OSX": result.insert(.osx)
                 case "FOR_ALL": result.formUnion(.all)
                 default:
-                    throw .invalidParameter("pushBroadcast", "expected FOR_IOS, FOR_ANDROID, FOR_WP, FOR_OSX or FOR_ALL joined by '|', got '\(part.prefix(32))'")
+                    throw .invalidParameter(
+                        "pushBroadcast", "expected FOR_IOS, FOR_ANDROID, FOR_WP, FOR_OSX or FOR_ALL joined by '|', got '\(part.prefix(32))'"
+                    )
                 }
             }
             return result

@@ -89,7 +89,8 @@ public struct PushContent: Sendable, Hashable, Codable {
             priority = 5
         }
         if aps["alert"] == nil, aps["content-available"] == nil, aps["badge"] == nil, aps["sound"] == nil, type == "alert" {
-            throw .invalidPushMessage("nothing to show: give a string message, an ios-alert-* header, ios-badge, ios-sound or ios-content-available")
+            throw .invalidPushMessage(
+                "nothing to show: give a string message, an ios-alert-* header, ios-badge, ios-sound or ios-content-available")
         }
         root["aps"] = .object(aps)
         let payload = try Self.encode(.object(root))

@@ -14,9 +14,11 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var lastSeenAt: Timestamp
     public var isActive: Bool
 
-    public init(registrationId: String, deviceId: String, deviceToken: String, os: DeviceOS, osVersion: String?,
-                channels: [ChannelName], expiration: Timestamp?, createdAt: Timestamp, lastSeenAt: Timestamp,
-                isActive: Bool) {
+    public init(
+        registrationId: String, deviceId: String, deviceToken: String, os: DeviceOS, osVersion: String?,
+        channels: [ChannelName], expiration: Timestamp?, createdAt: Timestamp, lastSeenAt: Timestamp,
+        isActive: Bool
+    ) {
         self.registrationId = registrationId
         self.deviceId = deviceId
         self.deviceToken = deviceToken

@@ -9,8 +9,10 @@ public struct RegistrationRequest: Sendable, Equatable {
     public var channels: [ChannelName]
     public var expiration: Expiration?
 
-    public init(deviceId: DeviceID, deviceToken: DeviceToken, os: DeviceOS, osVersion: String?,
-                channels: [ChannelName], expiration: Expiration?) {
+    public init(
+        deviceId: DeviceID, deviceToken: DeviceToken, os: DeviceOS, osVersion: String?,
+        channels: [ChannelName], expiration: Expiration?
+    ) {
         self.deviceId = deviceId
         self.deviceToken = deviceToken
         self.os = os

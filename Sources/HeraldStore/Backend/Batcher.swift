@@ -62,11 +62,13 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
     /// Processes one batch that starts with `own`, delivers the others' results, then hands leadership
     /// on (or gives it up when nothing waits). Returns `own`'s result.
     private func lead(own: Job) async -> Result<Output, any Error> {
-        let batch = [own] + state.withLock { state in
-            let count = min(state.queue.count, maxBatch - 1)
-            defer { state.queue.removeFirst(count) }
-            return Array(state.queue.prefix(count))
-        }
+        let batch =
+            [own]
+            + state.withLock { state in
+                let count = min(state.queue.count, maxBatch - 1)
+                defer { state.queue.removeFirst(count) }
+                return Array(state.queue.prefix(count))
+            }
         // The batch runs in a task of its own, not the leader's: a leader whose task is cancelled (a
         // fan-out stopping, a request torn down) would otherwise throw CancellationError out of the
         // database calls half-way, and even its ROLLBACK would be refused, leaving the one write

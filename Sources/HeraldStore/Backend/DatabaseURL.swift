@@ -41,7 +41,10 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         } else if trimmed.hasPrefix("sqlite:") {
             path = trimmed.dropFirst("sqlite:".count)
         } else if trimmed.contains("://") {
-            throw Invalid(description: "database url '\(Self.redacting(trimmed))': unsupported scheme; use sqlite:///path/to/herald.sqlite or postgres://user@host:5432/herald")
+            throw Invalid(
+                description:
+                    "database url '\(Self.redacting(trimmed))': unsupported scheme; use sqlite:///path/to/herald.sqlite or postgres://user@host:5432/herald"
+            )
         } else {
             path = Substring(trimmed)
         }
@@ -92,8 +95,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// Connections in the pool (`database.poolSize`).
     public var poolSize: Int
 
-    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
-                sslMode: SSLMode = .prefer, poolSize: Int = 16) {
+    public init(
+        host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
+        sslMode: SSLMode = .prefer, poolSize: Int = 16
+    ) {
         self.host = host
         self.port = port
         self.username = username
@@ -122,7 +127,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 }
                 sslMode = mode
             case "poolSize", "pool_size":
-                guard let size = item.value.flatMap(Int.init), (2...1000).contains(size) else { throw invalid("poolSize must be 2 to 1000") }
+                guard let size = item.value.flatMap(Int.init), (2...1000).contains(size) else {
+                    throw invalid("poolSize must be 2 to 1000")
+                }
                 poolSize = size
             default:
                 throw invalid("unknown parameter '\(item.name)' (Herald knows sslmode and poolSize)")
@@ -130,9 +137,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
         let port = components.port ?? 5432
         guard (1...65535).contains(port) else { throw invalid("port \(port) is not a port number") }
-        self.init(host: host, port: port, username: components.percentEncodedUser?.removingPercentEncoding ?? user,
-                  password: components.percentEncodedPassword.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 },
-                  database: database.removingPercentEncoding ?? database, sslMode: sslMode, poolSize: poolSize)
+        self.init(
+            host: host, port: port, username: components.percentEncodedUser?.removingPercentEncoding ?? user,
+            password: components.percentEncodedPassword.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 },
+            database: database.removingPercentEncoding ?? database, sslMode: sslMode, poolSize: poolSize)
     }
 
     public var description: String {

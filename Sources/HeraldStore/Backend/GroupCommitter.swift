@@ -23,7 +23,9 @@ final class GroupCommitter: Sendable {
     }
 
     /// One transaction for the whole group; on any failure, each write again in a transaction of its own.
-    private static func commit(_ bodies: [Body], database: any SQLDatabase, beginStatement: String) async -> [Result<any Sendable, any Error>] {
+    private static func commit(_ bodies: [Body], database: any SQLDatabase, beginStatement: String) async -> [Result<
+        any Sendable, any Error
+    >] {
         var values: [any Sendable] = []
         values.reserveCapacity(bodies.count)
         do {

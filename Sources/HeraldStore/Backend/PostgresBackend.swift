@@ -84,8 +84,9 @@ public final class PostgresBackend: SQLBackend, Service {
         configuration.options.connectTimeout = .seconds(5)
         let settings = configuration
         return try await Self.withDeadline(.seconds(10), onTimeout: {}) {
-            try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: settings,
-                                                 id: 0, logger: self.logger)
+            try await PostgresConnection.connect(
+                on: PostgresClient.defaultEventLoopGroup.next(), configuration: settings,
+                id: 0, logger: self.logger)
         }
     }
 
@@ -136,8 +137,10 @@ public final class PostgresBackend: SQLBackend, Service {
     /// Runs `body` on a pooled connection. Waiting for the connection is bounded by `leaseTimeout`, and
     /// (when `bounded`) waiting for `body`'s answer by `operationTimeout`, after which the connection is
     /// closed: a write cut off that way may have committed or not, as with any lost connection.
-    func withLeasedConnection<T: Sendable>(bounded: Bool = true,
-                                           _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func withLeasedConnection<T: Sendable>(
+        bounded: Bool = true,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let state = LeaseState()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -150,7 +153,7 @@ public final class PostgresBackend: SQLBackend, Service {
                             try await body(connection)
                         }
                     }
-                } catch where !state.isLeased {
+                } catch  where !state.isLeased {
                     // Failed before a connection was had (pool shut down, connection attempts failing).
                     throw StoreUnavailable(reason: Self.explain(error))
                 }
@@ -189,8 +192,10 @@ public final class PostgresBackend: SQLBackend, Service {
     /// `StoreUnavailable`. The operation runs in a task of its own, not a child: a child that never ends
     /// would keep its parent waiting, which is the very hang this guards against. What the abandoned
     /// operation did is decided by PostgreSQL (a transaction whose connection is gone is rolled back).
-    static func withDeadline<T: Sendable>(_ timeout: Duration, onTimeout: @escaping @Sendable () async -> Void,
-                                          _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func withDeadline<T: Sendable>(
+        _ timeout: Duration, onTimeout: @escaping @Sendable () async -> Void,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let outcome = Outcome<T>()
         return try await withCheckedThrowingContinuation { continuation in
             outcome.wait(continuation)
@@ -255,7 +260,10 @@ public final class PostgresBackend: SQLBackend, Service {
         func deliver(_ result: Result<T, any Error>) {
             let (continuation, action) = state.withLock { state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
                 state.delivered = true
-                defer { state.continuation = nil; state.onFinish = nil }
+                defer {
+                    state.continuation = nil
+                    state.onFinish = nil
+                }
                 return (state.continuation, state.onFinish)
             }
             continuation?.resume(with: result)
@@ -335,7 +343,7 @@ public final class PostgresBackend: SQLBackend, Service {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-             .sslUnsupported, .failedToAddSSLHandler:
+            .sslUnsupported, .failedToAddSSLHandler:
             return true
         case .server:
             // Class 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now;

@@ -24,7 +24,9 @@ final class Promise<Value: Sendable>: Sendable {
                 let ready: Value? = state.withLock { state in
                     switch state {
                     case .done(let value): return value
-                    case .waiting: state = .waiting(continuation); return nil
+                    case .waiting:
+                        state = .waiting(continuation)
+                        return nil
                     }
                 }
                 if let ready { continuation.resume(returning: ready) }

@@ -9,8 +9,10 @@ public enum StoreFactory {
     /// group of its own in a child task, started before `body` and shut down after it, so it opens first
     /// and closes last around everything else Herald runs (the HTTP server, dispatcher and sweeper, or a
     /// one-shot command). A server that cannot be reached is reported before `body` starts.
-    public static func withBackend<T>(_ url: DatabaseURL, logger: Logger,
-                                      _ body: (any SQLBackend) async throws -> T) async throws -> T {
+    public static func withBackend<T>(
+        _ url: DatabaseURL, logger: Logger,
+        _ body: (any SQLBackend) async throws -> T
+    ) async throws -> T {
         switch url {
         case .sqliteFile, .sqliteMemory:
             let backend = try await SQLiteBackend.open(url, logger: logger)

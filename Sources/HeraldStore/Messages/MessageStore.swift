@@ -27,8 +27,10 @@ public protocol MessageStore: Sendable {
     /// `limit` slices for `owner` for `leaseMilliseconds`: at most one slice per message per call, and a
     /// slice of a message in `running` (which this owner already sends) only once it has waited
     /// `slicing.graceMilliseconds` for another instance to take it. Pending counts of a dead owner are reset.
-    func claim(owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
-               running: Set<String>) async throws -> [ClaimedSlice]
+    func claim(
+        owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
+        running: Set<String>
+    ) async throws -> [ClaimedSlice]
 
     /// Records progress of one slice in one transaction: counts (deltas), the cursor, token hygiene, and a
     /// renewed lease. Returns the message's status afterwards, or nil when the lease is lost. A checkpoint
@@ -39,8 +41,9 @@ public protocol MessageStore: Sendable {
     /// Ends `owner`'s slice (after a last checkpoint). The last slice of an occurrence ends the
     /// occurrence: the next one is scheduled at `next`, or the message is published. A `failure` fails
     /// the message at once (the other slices stop at their next checkpoint). A cancel that came in stays.
-    func finishSlice(id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
-                     now: Timestamp) async throws
+    func finishSlice(
+        id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
+        now: Timestamp) async throws
 
     /// Gives up `owner`'s leases (graceful shutdown) so another instance resumes the slices at once.
     func release(owner: String, now: Timestamp) async throws
@@ -108,8 +111,10 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     /// Devices whose token APNs refused.
     public var deactivate: [TokenDeactivation]
 
-    public init(messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
-                failed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = []) {
+    public init(
+        messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
+        failed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = []
+    ) {
         self.messageId = messageId
         self.slice = slice
         self.occurrence = occurrence

@@ -5,17 +5,21 @@ extension SQLMessageStore {
     public func hasDue(now: Timestamp) async throws -> Bool {
         try await backend.read { db in
             let now = clock.now(now, StoreDialect(db))
-            return try await db.raw("""
+            return try await db.raw(
+                """
                 SELECT 1 AS due FROM messages WHERE status = 'scheduled' AND due_at <= \(now)
                 UNION ALL
                 SELECT 1 AS due FROM message_slices WHERE done = \(bind: false) AND (lease_until IS NULL OR lease_until < \(now))
                 LIMIT 1
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
-    public func claim(owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
-                      running: Set<String>) async throws -> [ClaimedSlice] {
+    public func claim(
+        owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
+        running: Set<String>
+    ) async throws -> [ClaimedSlice] {
         guard limit > 0 else { return [] }
         return try await backend.write { db in
             let dialect = StoreDialect(db)
@@ -24,14 +28,16 @@ extension SQLMessageStore {
             try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect)
             // Candidates, locked (PostgreSQL) so two instances never take the same slice; rows another
             // instance is taking right now are skipped, not waited for.
-            let candidates = try await db.raw("""
+            let candidates = try await db.raw(
+                """
                 SELECT s.message_id, s.slice,
                        CASE WHEN s.created_at <= \(now) - \(bind: slicing.graceMilliseconds) THEN 1 ELSE 0 END AS settled
                 FROM message_slices s JOIN messages m ON m.id = s.message_id
                 WHERE m.status = 'running' AND s.done = \(bind: false) AND (s.lease_until IS NULL OR s.lease_until < \(now))
                 ORDER BY m.due_at, s.message_id, s.slice
                 LIMIT \(bind: limit * 4)\(dialect.skipLocked(of: "s"))
-                """).all()
+                """
+            ).all()
             var taken: [(id: String, slice: Int)] = []
             var messages = Set<String>()
             for row in candidates where taken.count < limit {
@@ -44,19 +50,24 @@ extension SQLMessageStore {
             var claimed: [ClaimedSlice] = []
             for (id, slice) in taken {
                 // The lease test is repeated here so PostgreSQL re-checks it on the locked row.
-                guard let row = try await db.raw("""
-                    UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
-                        pending = 0, updated_at = \(now)
-                    WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND done = \(bind: false)
-                      AND (lease_until IS NULL OR lease_until < \(now))
-                    RETURNING fanout_cursor, up_to_key, checkpoint_seq
-                    """).first(),
+                guard
+                    let row = try await db.raw(
+                        """
+                        UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
+                            pending = 0, updated_at = \(now)
+                        WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND done = \(bind: false)
+                          AND (lease_until IS NULL OR lease_until < \(now))
+                        RETURNING fanout_cursor, up_to_key, checkpoint_seq
+                        """
+                    ).first(),
                     let message = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id)").first().map(Self.decode)
                 else { continue }
-                claimed.append(ClaimedSlice(message: message, slice: slice,
-                                            cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
-                                            upTo: try row.decode(column: "up_to_key", as: Int64?.self),
-                                            sequence: try row.decode(column: "checkpoint_seq", as: Int64.self)))
+                claimed.append(
+                    ClaimedSlice(
+                        message: message, slice: slice,
+                        cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
+                        upTo: try row.decode(column: "up_to_key", as: Int64?.self),
+                        sequence: try row.decode(column: "checkpoint_seq", as: Int64.self)))
             }
             return claimed
         }
@@ -66,13 +77,17 @@ extension SQLMessageStore {
     /// lowest to the highest split into equal key ranges, as many as the recipients fill at `sliceSize`
     /// each (at most `maxSlices`); the first slice starts at 0 and the last has no end, so a device that
     /// joins the channel during the fan-out falls in one. A singlecast or a message without a push is one slice.
-    static func startDueOccurrences(_ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
-                                    dialect: StoreDialect) async throws {
-        let due = try await db.raw("""
+    static func startDueOccurrences(
+        _ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
+        dialect: StoreDialect
+    ) async throws {
+        let due = try await db.raw(
+            """
             SELECT id, app_id, channel, singlecast, payload, occurrences FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
-            """).all()
+            """
+        ).all()
         for row in due {
             let id = try row.decode(column: "id", as: String.self)
             let occurrence = try row.decode(column: "occurrences", as: Int64.self)
@@ -80,15 +95,18 @@ extension SQLMessageStore {
             let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
             let pushes = try row.decode(column: "payload", as: String?.self) != nil
             if slicing.maxSlices > 1, isBroadcast, pushes {
-                ranges = try await sliceRanges(db, app: try row.decode(column: "app_id", as: String.self),
-                                               channel: try row.decode(column: "channel", as: String.self), slicing: slicing)
+                ranges = try await sliceRanges(
+                    db, app: try row.decode(column: "app_id", as: String.self),
+                    channel: try row.decode(column: "channel", as: String.self), slicing: slicing)
             }
             for (index, range) in ranges.enumerated() {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
                     VALUES (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after),
                             \(bind: occurrence), \(now), \(now))
-                    """).run()
+                    """
+                ).run()
             }
             try await db.raw("UPDATE messages SET status = 'running', pending = 0, updated_at = \(now) WHERE id = \(bind: id)").run()
         }
@@ -96,20 +114,29 @@ extension SQLMessageStore {
 
     /// Equal key ranges over the channel's registrations. The count is capped at what `maxSlices` full
     /// slices hold, so a huge channel costs no more to split than a large one.
-    static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, slicing: Slicing) async throws -> [(after: Int64, upTo: Int64?)] {
-        guard let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
-            .map({ try $0.decode(column: "id", as: Int64.self) }) else { return [(0, nil)] }
+    static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, slicing: Slicing) async throws -> [(
+        after: Int64, upTo: Int64?
+    )] {
+        guard
+            let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
+                .map({ try $0.decode(column: "id", as: Int64.self) })
+        else { return [(0, nil)] }
         // The lowest and highest keys through the (channel_id, device_id) index: two seeks, not a scan.
         func edge(_ order: SQLQueryString) async throws -> Int64? {
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT device_id FROM registrations WHERE channel_id = \(bind: channelId) ORDER BY device_id \(order) LIMIT 1
-                """).first().map { try $0.decode(column: "device_id", as: Int64.self) }
+                """
+            ).first().map { try $0.decode(column: "device_id", as: Int64.self) }
         }
         guard let low = try await edge("ASC"), let high = try await edge("DESC") else { return [(0, nil)] }
-        let members = try await db.raw("""
-            SELECT COUNT(*) AS members FROM (SELECT 1 AS one FROM registrations WHERE channel_id = \(bind: channelId)
-                                             LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
-            """).first().map { try $0.decode(column: "members", as: Int.self) } ?? 0
+        let members =
+            try await db.raw(
+                """
+                SELECT COUNT(*) AS members FROM (SELECT 1 AS one FROM registrations WHERE channel_id = \(bind: channelId)
+                                                 LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
+                """
+            ).first().map { try $0.decode(column: "members", as: Int.self) } ?? 0
         let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))
         guard count > 1 else { return [(0, nil)] }
         let width = max(1, (high - low + 1 + Int64(count) - 1) / Int64(count))
@@ -125,11 +152,13 @@ extension SQLMessageStore {
     /// The rows are not locked when listed: the message row is locked first, as `finishSlice` does, and a
     /// slice another claimer folded meanwhile is simply not deleted (and not counted) again.
     static func foldAbandonedSlices(_ db: any SQLDatabase, now: SQLQueryString) async throws {
-        let abandoned = try await db.raw("""
+        let abandoned = try await db.raw(
+            """
             SELECT s.message_id, s.slice FROM message_slices s JOIN messages m ON m.id = s.message_id
             WHERE m.status NOT IN ('scheduled', 'running') AND (s.lease_until IS NULL OR s.lease_until < \(now))
             LIMIT 100
-            """).all()
+            """
+        ).all()
         for row in abandoned {
             let id = try row.decode(column: "message_id", as: String.self)
             try await lockMessage(db, id: id, now: now)
@@ -147,10 +176,12 @@ extension SQLMessageStore {
     /// Adds the counts of the message's slices that `slices` selects to the message and deletes them.
     /// When none is left, the occurrence is over: `occurrences` goes up by one.
     static func fold(_ db: any SQLDatabase, id: String, slices: SQLQueryString, now: SQLQueryString) async throws {
-        let folded = try await db.raw("""
+        let folded = try await db.raw(
+            """
             DELETE FROM message_slices WHERE message_id = \(bind: id) AND \(slices)
             RETURNING sent, failed, tokens_removed, tokens_deactivated
-            """).all()
+            """
+        ).all()
         guard !folded.isEmpty else { return }
         var sums: [Int64] = [0, 0, 0, 0]
         for row in folded {
@@ -160,57 +191,74 @@ extension SQLMessageStore {
         }
         let remaining = try await db.raw("SELECT COUNT(*) AS remaining FROM message_slices WHERE message_id = \(bind: id)").first()
         let over: Int64 = try remaining?.decode(column: "remaining", as: Int.self) == 0 ? 1 : 0
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE messages SET sent = sent + \(bind: sums[0]), failed = failed + \(bind: sums[1]),
                 tokens_removed = tokens_removed + \(bind: sums[2]), tokens_deactivated = tokens_deactivated + \(bind: sums[3]),
                 occurrences = occurrences + \(bind: over), pending = 0, updated_at = \(now)
             WHERE id = \(bind: id)
-            """).run()
+            """
+        ).run()
     }
 
-    public func checkpoint(_ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp,
-                           leaseMilliseconds: Int64) async throws -> MessageStatus? {
+    public func checkpoint(
+        _ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp,
+        leaseMilliseconds: Int64
+    ) async throws -> MessageStatus? {
         try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
             // The lease first: a writer that lost it changes nothing, not even token hygiene.
             let sequenceTest: SQLQueryString = checkpoint.sequence.map { " AND checkpoint_seq = \(bind: $0)" } ?? ""
-            guard try await db.raw("""
-                UPDATE message_slices SET lease_until = \(now) + \(bind: leaseMilliseconds), updated_at = \(now),
-                    checkpoint_seq = checkpoint_seq + 1
-                WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
-                  AND occurrence = \(bind: checkpoint.occurrence) AND lease_owner = \(bind: owner)\(sequenceTest)
-                RETURNING slice
-                """).first() != nil else {
+            guard
+                try await db.raw(
+                    """
+                    UPDATE message_slices SET lease_until = \(now) + \(bind: leaseMilliseconds), updated_at = \(now),
+                        checkpoint_seq = checkpoint_seq + 1
+                    WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
+                      AND occurrence = \(bind: checkpoint.occurrence) AND lease_owner = \(bind: owner)\(sequenceTest)
+                    RETURNING slice
+                    """
+                ).first() != nil
+            else {
                 // Not written: the lease is lost, or this very checkpoint was recorded already (its first
                 // write committed but the answer was lost) and must not be counted again.
-                guard let sequence = checkpoint.sequence, let row = try await db.raw("""
-                    SELECT checkpoint_seq FROM message_slices
-                    WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
-                      AND occurrence = \(bind: checkpoint.occurrence) AND lease_owner = \(bind: owner)
-                    """).first(), try row.decode(column: "checkpoint_seq", as: Int64.self) == sequence + 1 else { return nil }
+                guard let sequence = checkpoint.sequence,
+                    let row = try await db.raw(
+                        """
+                        SELECT checkpoint_seq FROM message_slices
+                        WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
+                          AND occurrence = \(bind: checkpoint.occurrence) AND lease_owner = \(bind: owner)
+                        """
+                    ).first(), try row.decode(column: "checkpoint_seq", as: Int64.self) == sequence + 1
+                else { return nil }
                 return try await Self.status(db, id: checkpoint.messageId)
             }
             var removed: Int64 = 0
             for removal in checkpoint.remove {
                 // Registrations go with the device (ON DELETE CASCADE).
-                let rows = try await db.raw("""
+                let rows = try await db.raw(
+                    """
                     DELETE FROM devices WHERE id = \(bind: removal.deviceKey) AND device_token = \(bind: removal.deviceToken)
                       AND last_seen_at <= \(bind: removal.invalidSince?.milliseconds ?? Int64.max)
                     RETURNING id
-                    """).all()
+                    """
+                ).all()
                 removed += Int64(rows.count)
             }
             var deactivated: Int64 = 0
             for deactivation in checkpoint.deactivate {
-                let rows = try await db.raw("""
+                let rows = try await db.raw(
+                    """
                     UPDATE devices SET is_active = \(bind: false)
                     WHERE id = \(bind: deactivation.deviceKey) AND device_token = \(bind: deactivation.deviceToken)
                       AND is_active = \(bind: true)
                     RETURNING id
-                    """).all()
+                    """
+                ).all()
                 deactivated += Int64(rows.count)
             }
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE message_slices SET
                     fanout_cursor = COALESCE(\(bind: checkpoint.cursor), fanout_cursor),
                     sent = sent + \(bind: checkpoint.sent), failed = failed + \(bind: checkpoint.failed),
@@ -218,7 +266,8 @@ extension SQLMessageStore {
                     tokens_removed = tokens_removed + \(bind: removed),
                     tokens_deactivated = tokens_deactivated + \(bind: deactivated)
                 WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
-                """).run()
+                """
+            ).run()
             return try await Self.status(db, id: checkpoint.messageId)
         }
     }
@@ -228,22 +277,30 @@ extension SQLMessageStore {
         return try row.flatMap { MessageStatus(rawValue: try $0.decode(column: "status", as: String.self)) }
     }
 
-    public func finishSlice(id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
-                            now: Timestamp) async throws {
+    public func finishSlice(
+        id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
+        now: Timestamp
+    ) async throws {
         try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
             try await Self.lockMessage(db, id: id, now: now)
-            guard try await db.raw("""
-                UPDATE message_slices SET done = \(bind: true), pending = 0, lease_owner = NULL, lease_until = NULL, updated_at = \(now)
-                WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND occurrence = \(bind: occurrence)
-                  AND lease_owner = \(bind: owner)
-                RETURNING slice
-                """).first() != nil else { return }
+            guard
+                try await db.raw(
+                    """
+                    UPDATE message_slices SET done = \(bind: true), pending = 0, lease_owner = NULL, lease_until = NULL, updated_at = \(now)
+                    WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND occurrence = \(bind: occurrence)
+                      AND lease_owner = \(bind: owner)
+                    RETURNING slice
+                    """
+                ).first() != nil
+            else { return }
             if let failure {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     UPDATE messages SET status = 'failed', error_message = \(bind: failure), due_at = NULL
                     WHERE id = \(bind: id) AND status = 'running'
-                    """).run()
+                    """
+                ).run()
             }
             let status = try await db.raw("SELECT status FROM messages WHERE id = \(bind: id)").first()
                 .map { try $0.decode(column: "status", as: String.self) }
@@ -252,34 +309,42 @@ extension SQLMessageStore {
                 try await Self.fold(db, id: id, slices: "done = \(bind: true)", now: now)
                 return
             }
-            let open = try await db.raw("""
+            let open = try await db.raw(
+                """
                 SELECT COUNT(*) AS open FROM message_slices WHERE message_id = \(bind: id) AND done = \(bind: false)
-                """).first()
+                """
+            ).first()
             guard try open?.decode(column: "open", as: Int.self) == 0 else { return }
             try await Self.fold(db, id: id, slices: "done = \(bind: true)", now: now)
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE messages SET status = \(bind: next == nil ? MessageStatus.published.rawValue : MessageStatus.scheduled.rawValue),
                     due_at = \(bind: next?.milliseconds)
                 WHERE id = \(bind: id) AND status = 'running'
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func release(owner: String, now: Timestamp) async throws {
         try await backend.write { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE message_slices SET lease_owner = NULL, lease_until = NULL, pending = 0, updated_at = \(clock.now(now, StoreDialect(db)))
                 WHERE lease_owner = \(bind: owner)
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func releaseAll(now: Timestamp) async throws {
         try await backend.write { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE message_slices SET lease_owner = NULL, lease_until = NULL, pending = 0, updated_at = \(clock.now(now, StoreDialect(db)))
                 WHERE lease_owner IS NOT NULL
-                """).run()
+                """
+            ).run()
         }
     }
 }

@@ -19,7 +19,8 @@ public struct SQLMessageStore: MessageStore {
         let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let payload = message.content.map { String(decoding: $0.payload, as: UTF8.self) }
         try await backend.write { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast,
                     payload, push_type, priority, apns_expiration, collapse_id,
                     publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
@@ -30,7 +31,8 @@ public struct SQLMessageStore: MessageStore {
                     \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
                     \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -41,9 +43,13 @@ public struct SQLMessageStore: MessageStore {
             let sums = ["sent", "failed", "pending", "tokens_removed", "tokens_deactivated"].map { column -> String in
                 "(SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS slices_\(column)"
             }.joined(separator: ", ")
-            guard let row = try await db.raw("""
-                SELECT m.*, \(unsafeRaw: sums) FROM messages m WHERE m.id = \(bind: id) AND m.app_id = \(bind: app)
-                """).first() else { return nil }
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT m.*, \(unsafeRaw: sums) FROM messages m WHERE m.id = \(bind: id) AND m.app_id = \(bind: app)
+                    """
+                ).first()
+            else { return nil }
             var message = try Self.decode(row)
             message.deliveries.sent += try row.decode(column: "slices_sent", as: Int64.self)
             message.deliveries.failed += try row.decode(column: "slices_failed", as: Int64.self)
@@ -56,11 +62,13 @@ public struct SQLMessageStore: MessageStore {
 
     public func cancel(app: String, id: String, now: Timestamp) async throws -> Bool {
         try await backend.write { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 UPDATE messages SET status = 'cancelled', due_at = NULL, updated_at = \(bind: now.milliseconds)
                 WHERE id = \(bind: id) AND app_id = \(bind: app) AND status IN ('scheduled', 'running')
                 RETURNING id
-                """).all()
+                """
+            ).all()
             return !rows.isEmpty
         }
     }
@@ -78,7 +86,8 @@ public struct SQLMessageStore: MessageStore {
                 collapseId: try row.decode(column: "collapse_id", as: String?.self))
         }
         guard let status = MessageStatus(rawValue: try row.decode(column: "status", as: String.self)),
-              let policy = PublishPolicy(rawValue: try row.decode(column: "policy", as: String.self)) else {
+            let policy = PublishPolicy(rawValue: try row.decode(column: "policy", as: String.self))
+        else {
             throw StoreInvariantViolation("message row with an unknown status or policy")
         }
         func timestamp(_ column: String) throws -> Timestamp? {
@@ -93,9 +102,10 @@ public struct SQLMessageStore: MessageStore {
             broadcast: PushBroadcast(rawValue: try row.decode(column: "broadcast", as: Int.self)),
             singlecast: singlecast,
             content: content,
-            schedule: PublishSchedule(publishAt: try timestamp("publish_at"),
-                                      repeatEverySeconds: try row.decode(column: "repeat_every", as: Int64?.self),
-                                      repeatExpiresAt: try timestamp("repeat_expires_at")),
+            schedule: PublishSchedule(
+                publishAt: try timestamp("publish_at"),
+                repeatEverySeconds: try row.decode(column: "repeat_every", as: Int64?.self),
+                repeatExpiresAt: try timestamp("repeat_expires_at")),
             status: status,
             errorMessage: try row.decode(column: "error_message", as: String?.self),
             dueAt: try timestamp("due_at"),

@@ -22,11 +22,13 @@ public struct StoredMessage: Sendable, Equatable {
     public var deliveries: DeliveryCounts
     public var createdAt: Timestamp
 
-    public init(id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
-                broadcast: PushBroadcast = .all, singlecast: [String]? = nil, content: PushContent?,
-                schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
-                dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
-                createdAt: Timestamp) {
+    public init(
+        id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
+        broadcast: PushBroadcast = .all, singlecast: [String]? = nil, content: PushContent?,
+        schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
+        dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
+        createdAt: Timestamp
+    ) {
         self.id = id
         self.app = app
         self.channel = channel
@@ -46,9 +48,10 @@ public struct StoredMessage: Sendable, Equatable {
 
     /// A new message from a validated publish request: due at `publishAt`, or now.
     public init(id: String, app: String, channel: ChannelName, request: PublishRequest, now: Timestamp) {
-        self.init(id: id, app: app, channel: channel, publisherId: request.publisherId, policy: request.policy,
-                  broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), content: request.content,
-                  schedule: request.schedule, dueAt: request.schedule.publishAt ?? now, createdAt: now)
+        self.init(
+            id: id, app: app, channel: channel, publisherId: request.publisherId, policy: request.policy,
+            broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), content: request.content,
+            schedule: request.schedule, dueAt: request.schedule.publishAt ?? now, createdAt: now)
     }
 }
 

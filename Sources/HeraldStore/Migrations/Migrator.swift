@@ -35,9 +35,11 @@ public struct Migrator: Sendable {
     public func migrate(logger: Logger) async throws -> [String] {
         try await backend.write { db in
             try await Self.lock(db)
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE TABLE IF NOT EXISTS herald_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)
-                """).run()
+                """
+            ).run()
         }
         try await checkNotNewer()
         var applied: [String] = []

@@ -150,7 +150,7 @@ enum Schema {
             [
                 // When a periodic job (the sweeper) last ran on this database, so that several instances
                 // sharing it run the job once per interval between them, not once each.
-                "CREATE TABLE herald_turns (name TEXT PRIMARY KEY, last_run_at BIGINT NOT NULL)",
+                "CREATE TABLE herald_turns (name TEXT PRIMARY KEY, last_run_at BIGINT NOT NULL)"
             ]
         },
     ]

@@ -30,7 +30,8 @@ struct RegistrationBatch {
             var ids: [ChannelName: String] = [:]
             for channel in call.request.channels {
                 guard let channelId = channels[ChannelKey(app: call.app, name: channel)],
-                      let id = registrationIds[RegistrationKey(channel: channelId, device: device.id)] else {
+                    let id = registrationIds[RegistrationKey(channel: channelId, device: device.id)]
+                else {
                     throw StoreInvariantViolation("registration upsert lost a registration")
                 }
                 ids[channel] = id
@@ -48,14 +49,20 @@ struct RegistrationBatch {
             lhs.app == rhs.app ? lhs.deviceId.lexicographicallyPrecedes(rhs.deviceId) : lhs.app.lexicographicallyPrecedes(rhs.app)
         }
         init(_ call: Call) { self.init(app: call.app, deviceId: call.request.deviceId.rawValue) }
-        init(app: String, deviceId: String) { self.app = Array(app.utf8); self.deviceId = Array(deviceId.utf8) }
+        init(app: String, deviceId: String) {
+            self.app = Array(app.utf8)
+            self.deviceId = Array(deviceId.utf8)
+        }
     }
 
     /// Channel names are ASCII, so `String` equality is byte equality; the app id is compared by bytes.
     struct ChannelKey: Hashable {
         let app: [UInt8]
         let name: ChannelName
-        init(app: String, name: ChannelName) { self.app = Array(app.utf8); self.name = name }
+        init(app: String, name: ChannelName) {
+            self.app = Array(app.utf8)
+            self.name = name
+        }
     }
 
     struct RegistrationKey: Hashable, Comparable {
@@ -79,13 +86,16 @@ struct RegistrationBatch {
         var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
         for chunk in order.chunks(ofCount: Self.maxBinds / 9) {
             let values = chunk.map { key -> SQLQueryString in
-                let call = latest[key]!, request = call.request, now = call.now.milliseconds
+                let call = latest[key]!
+                let request = call.request
+                let now = call.now.milliseconds
                 return """
                     (\(bind: call.app), \(bind: request.deviceId.rawValue), \(bind: Self.newId()), \(bind: request.deviceToken.rawValue), \
                     \(bind: request.os.rawValue), \(bind: request.osVersion), \(bind: now), \(bind: now), \(bind: true))
                     """
             }
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 INSERT INTO devices (app_id, device_id, registration_id, device_token, os, os_version, created_at, last_seen_at, is_active)
                 VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (app_id, device_id) DO UPDATE SET
@@ -93,10 +103,12 @@ struct RegistrationBatch {
                     last_seen_at = excluded.last_seen_at,
                     is_active = CASE WHEN devices.device_token = excluded.device_token THEN devices.is_active ELSE TRUE END
                 RETURNING id, app_id, device_id, registration_id
-                """).all()
+                """
+            ).all()
             for row in rows {
-                let key = DeviceKey(app: try row.decode(column: "app_id", as: String.self),
-                                    deviceId: try row.decode(column: "device_id", as: String.self))
+                let key = DeviceKey(
+                    app: try row.decode(column: "app_id", as: String.self),
+                    deviceId: try row.decode(column: "device_id", as: String.self))
                 devices[key] = (try row.decode(column: "id", as: Int64.self), try row.decode(column: "registration_id", as: String.self))
             }
         }
@@ -118,13 +130,17 @@ struct RegistrationBatch {
         for (app, appChannels) in names.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
             for chunk in appChannels.sorted(by: { $0.rawValue < $1.rawValue }).chunks(ofCount: Self.maxBinds / 3) {
                 let values = chunk.map { "(\(bind: app), \(bind: $0.rawValue), \(bind: created[app]!))" as SQLQueryString }
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO channels (app_id, name, created_at) VALUES \(values.joined(separator: ", "))
                     ON CONFLICT (app_id, name) DO NOTHING
-                    """).run()
-                let rows = try await db.raw("""
+                    """
+                ).run()
+                let rows = try await db.raw(
+                    """
                     SELECT id, name FROM channels WHERE app_id = \(bind: app) AND name IN (\(binds: chunk.map(\.rawValue)))
-                    """).all()
+                    """
+                ).all()
                 for row in rows {
                     let name = try ChannelName(validating: try row.decode(column: "name", as: String.self))
                     ids[ChannelKey(app: app, name: name)] = try row.decode(column: "id", as: Int64.self)
@@ -135,8 +151,10 @@ struct RegistrationBatch {
     }
 
     /// Upserts one registration per (device, channel) named; returns each one's stable id.
-    func upsertRegistrations(_ db: any SQLDatabase, devices: [DeviceKey: (id: Int64, registrationId: String)],
-                             channels: [ChannelKey: Int64]) async throws -> [RegistrationKey: String] {
+    func upsertRegistrations(
+        _ db: any SQLDatabase, devices: [DeviceKey: (id: Int64, registrationId: String)],
+        channels: [ChannelKey: Int64]
+    ) async throws -> [RegistrationKey: String] {
         var latest: [RegistrationKey: Call] = [:]
         var order: [RegistrationKey] = []
         for call in calls {
@@ -153,19 +171,24 @@ struct RegistrationBatch {
         var ids: [RegistrationKey: String] = [:]
         for chunk in order.chunks(ofCount: Self.maxBinds / 6) {
             let values = chunk.map { key -> SQLQueryString in
-                let call = latest[key]!, now = call.now.milliseconds
-                return "(\(bind: key.channel), \(bind: key.device), \(bind: Self.newId()), \(bind: call.request.expiration?.timestamp.milliseconds), \(bind: now), \(bind: now))"
+                let call = latest[key]!
+                let now = call.now.milliseconds
+                return
+                    "(\(bind: key.channel), \(bind: key.device), \(bind: Self.newId()), \(bind: call.request.expiration?.timestamp.milliseconds), \(bind: now), \(bind: now))"
             }
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
                 VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (channel_id, device_id) DO UPDATE SET
                     expires_at = excluded.expires_at, updated_at = excluded.updated_at
                 RETURNING channel_id, device_id, registration_id
-                """).all()
+                """
+            ).all()
             for row in rows {
-                let key = RegistrationKey(channel: try row.decode(column: "channel_id", as: Int64.self),
-                                          device: try row.decode(column: "device_id", as: Int64.self))
+                let key = RegistrationKey(
+                    channel: try row.decode(column: "channel_id", as: Int64.self),
+                    device: try row.decode(column: "device_id", as: Int64.self))
                 ids[key] = try row.decode(column: "registration_id", as: String.self)
             }
         }

@@ -16,20 +16,24 @@ extension SQLRegistrationStore {
         // the last step also takes anything registered into it meanwhile (ON DELETE CASCADE).
         while true {
             let removed = try await backend.write { db in
-                let rows = try await db.raw("""
+                let rows = try await db.raw(
+                    """
                     DELETE FROM registrations WHERE id IN (
                         SELECT id FROM registrations WHERE channel_id = \(bind: channel) LIMIT \(bind: Self.channelDeleteBatch))
                     RETURNING device_id
-                    """).all()
+                    """
+                ).all()
                 try await Self.deleteOrphans(db, among: Set(try rows.map { try $0.decode(column: "device_id", as: Int64.self) }))
                 return rows.count
             }
             if removed < Self.channelDeleteBatch { break }
         }
         return try await backend.write { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 DELETE FROM registrations WHERE channel_id = \(bind: channel) RETURNING device_id
-                """).all()
+                """
+            ).all()
             let deleted = try await db.raw("DELETE FROM channels WHERE id = \(bind: channel) RETURNING id").all()
             try await Self.deleteOrphans(db, among: Set(try rows.map { try $0.decode(column: "device_id", as: Int64.self) }))
             return !deleted.isEmpty
@@ -38,25 +42,30 @@ extension SQLRegistrationStore {
 
     public func channels(app: String, now: Timestamp) async throws -> [ChannelSummary] {
         try await backend.read { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 SELECT c.name, COUNT(r.id) AS live
                 FROM channels c
                 LEFT JOIN registrations r ON r.channel_id = c.id
                      AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
                 WHERE c.app_id = \(bind: app)
                 GROUP BY c.id, c.name
-                """).all()
+                """
+            ).all()
             // Sorted here, not by ORDER BY: PostgreSQL would order by its collation, SQLite by bytes.
             return try rows.map { row in
-                ChannelSummary(name: try ChannelName(validating: try row.decode(column: "name", as: String.self)),
-                               registrations: try row.decode(column: "live", as: Int.self))
+                ChannelSummary(
+                    name: try ChannelName(validating: try row.decode(column: "name", as: String.self)),
+                    registrations: try row.decode(column: "live", as: Int.self))
             }.sorted { $0.name < $1.name }
         }
     }
 
-    public func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember] {
+    public func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember]
+    {
         try await backend.read { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 SELECT r.device_id AS cursor, d.device_id AS device_key, d.device_token, d.os, r.expires_at
                 FROM registrations r JOIN devices d ON d.id = r.device_id
                 WHERE r.channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel.rawValue))
@@ -65,7 +74,8 @@ extension SQLRegistrationStore {
                   AND d.is_active = \(bind: true)
                 ORDER BY r.device_id
                 LIMIT \(bind: limit)
-                """).all()
+                """
+            ).all()
             return try rows.map { row in
                 ChannelMember(
                     cursor: try row.decode(column: "cursor", as: Int64.self),

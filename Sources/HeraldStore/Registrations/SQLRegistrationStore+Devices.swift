@@ -4,7 +4,8 @@ import SQLKit
 extension SQLRegistrationStore {
     public func device(app: String, deviceId: String, now: Timestamp) async throws -> DeviceRegistration? {
         try await backend.read { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 SELECT d.registration_id, d.device_id AS device_key, d.device_token, d.os, d.os_version,
                        d.created_at, d.last_seen_at, d.is_active, c.name, r.expires_at
                 FROM devices d
@@ -12,7 +13,8 @@ extension SQLRegistrationStore {
                 JOIN channels c ON c.id = r.channel_id
                 WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId)
                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-                """).all()
+                """
+            ).all()
             guard let first = rows.first else { return nil }
             var channels: [ChannelName] = []
             var earliest: Int64?
@@ -49,11 +51,13 @@ extension SQLRegistrationStore {
         try await backend.write { db in
             guard try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now) > 0 else { return nil }
             if !channels.isEmpty {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     DELETE FROM registrations
                     WHERE device_id = (SELECT id FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId))
                       AND channel_id IN (SELECT id FROM channels WHERE app_id = \(bind: app) AND name IN (\(binds: channels.map(\.rawValue))))
-                    """).run()
+                    """
+                ).run()
             }
             let remaining = try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now)
             if remaining == 0 {
@@ -65,11 +69,13 @@ extension SQLRegistrationStore {
     }
 
     static func liveChannelCount(_ db: any SQLDatabase, app: String, deviceId: String, now: Timestamp) async throws -> Int {
-        let row = try await db.raw("""
+        let row = try await db.raw(
+            """
             SELECT COUNT(*) AS live FROM registrations r JOIN devices d ON d.id = r.device_id
             WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId)
               AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-            """).first()
+            """
+        ).first()
         return try row?.decode(column: "live", as: Int.self) ?? 0
     }
 }

@@ -11,10 +11,12 @@ extension SQLRegistrationStore {
             let existing = try await Self.keys(db, app: app)
             if !existing.isEmpty { return (existing, false) }
             for key in keys {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO app_keys (api_key, app_id, role, created_at)
                     VALUES (\(bind: key.key), \(bind: app), \(bind: key.role.rawValue), \(bind: now.milliseconds))
-                    """).run()
+                    """
+                ).run()
             }
             return (keys, true)
         }

@@ -7,11 +7,13 @@ extension SQLRegistrationStore {
         try await backend.read { db in
             // Streamed row by row: a million keys are 8 MB, a million decoded rows would be far more.
             let keys = KeyCollector()
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT id FROM registrations
                 WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now.milliseconds)
                 LIMIT \(bind: limit)
-                """).run { row in
+                """
+            ).run { row in
                 if let key = try? row.decode(column: "id", as: Int64.self) { keys.append(key) }
             }
             return keys.take()
@@ -24,11 +26,13 @@ extension SQLRegistrationStore {
             var removed = 0
             var touched = Set<Int64>()
             for chunk in keys.chunks(ofCount: RegistrationBatch.maxBinds) {
-                let rows = try await db.raw("""
+                let rows = try await db.raw(
+                    """
                     DELETE FROM registrations
                     WHERE id IN (\(binds: Array(chunk))) AND expires_at <= \(bind: now.milliseconds)
                     RETURNING device_id
-                    """).all()
+                    """
+                ).all()
                 removed += rows.count
                 for row in rows { touched.insert(try row.decode(column: "device_id", as: Int64.self)) }
             }
@@ -46,14 +50,18 @@ extension SQLRegistrationStore {
     public func takeSweepTurn(intervalMilliseconds: Int64, now: Timestamp) async throws -> Bool {
         try await backend.write { db in
             let now = backend.leaseClock.now(now, StoreDialect(db))
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO herald_turns (name, last_run_at) VALUES ('sweeper', 0) ON CONFLICT (name) DO NOTHING
-                """).run()
-            return try await db.raw("""
+                """
+            ).run()
+            return try await db.raw(
+                """
                 UPDATE herald_turns SET last_run_at = \(now)
                 WHERE name = 'sweeper' AND last_run_at <= \(now) - \(bind: intervalMilliseconds)
                 RETURNING name
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
@@ -65,10 +73,12 @@ extension SQLRegistrationStore {
         for chunk in devices.sorted().chunks(ofCount: RegistrationBatch.maxBinds) {
             let ids = Array(chunk)
             if let lock = dialect.lockDevices(ids) { try await db.raw(lock).run() }
-            try await db.raw("""
+            try await db.raw(
+                """
                 DELETE FROM devices WHERE id IN (\(binds: ids))
                   AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
-                """).run()
+                """
+            ).run()
         }
     }
 }

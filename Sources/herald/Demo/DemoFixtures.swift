@@ -28,7 +28,8 @@ struct DemoFixtures: Sendable {
         for _ in 0..<4 { root.deleteLastPathComponent() }
         let candidates = [URL(fileURLWithPath: "fixtures").standardizedFileURL, root.appendingPathComponent("fixtures")]
         if let found = candidates.map(DemoFixtures.init).first(where: { $0.missing == nil }) { return found }
-        throw DemoError("fixtures not found in ./fixtures or \(candidates[1].path); pass --fixtures DIR (the repository's fixtures directory)")
+        throw DemoError(
+            "fixtures not found in ./fixtures or \(candidates[1].path); pass --fixtures DIR (the repository's fixtures directory)")
     }
 
     /// The first required file that is not readable, if any.

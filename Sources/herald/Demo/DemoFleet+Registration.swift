@@ -19,9 +19,11 @@ extension DemoFleet {
     func register(_ devices: [Device], through http: DemoHTTP, app: String, clientKey: String, inFlight: Int) async throws {
         let path = "\(app)/\(clientKey)/messaging/registrations"
         try await Self.forEach(devices, inFlight: inFlight) { device in
-            _ = try await http.call("POST", path, json: [
-                "deviceId": device.id, "deviceToken": device.token, "os": "IOS", "channels": [device.channel],
-            ], as: Registered.self)
+            _ = try await http.call(
+                "POST", path,
+                json: [
+                    "deviceId": device.id, "deviceToken": device.token, "os": "IOS", "channels": [device.channel],
+                ], as: Registered.self)
         }
     }
 
@@ -38,8 +40,10 @@ extension DemoFleet {
     }
 
     /// Runs `body` for every device with at most `inFlight` running at once; the first failure stops it.
-    private static func forEach(_ devices: [Device], inFlight: Int,
-                                _ body: @escaping @Sendable (Device) async throws -> Void) async throws {
+    private static func forEach(
+        _ devices: [Device], inFlight: Int,
+        _ body: @escaping @Sendable (Device) async throws -> Void
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
             func add() {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -46,8 +47,10 @@ struct DemoHTTP: Sendable {
     }
 
     /// Sends one request that must answer 200, and decodes its body.
-    func call<Answer: Decodable>(_ method: String, _ path: String, json: [String: Any]? = nil,
-                                 as type: Answer.Type) async throws -> Answer {
+    func call<Answer: Decodable>(
+        _ method: String, _ path: String, json: [String: Any]? = nil,
+        as type: Answer.Type
+    ) async throws -> Answer {
         let (status, body) = try await send(method, path, json: json)
         let text = String(decoding: body.prefix(300), as: UTF8.self)
         guard status == 200 else { throw DemoError("\(method) /\(redacted(path)) answered \(status): \(text)") }

@@ -15,8 +15,9 @@ struct DemoReport {
     var rows: [Row] {
         publications.map { publication in
             let counts = publication.last?.deliveries
-            return Row(name: publication.channel, targeted: counts?.targeted ?? 0, sent: counts?.sent ?? 0,
-                       failed: counts?.failed ?? 0, removed: counts?.tokensRemoved ?? 0, time: publication.fanOutTime ?? .zero)
+            return Row(
+                name: publication.channel, targeted: counts?.targeted ?? 0, sent: counts?.sent ?? 0,
+                failed: counts?.failed ?? 0, removed: counts?.tokensRemoved ?? 0, time: publication.fanOutTime ?? .zero)
         }
     }
 
@@ -25,21 +26,25 @@ struct DemoReport {
         let rows = rows
         let first = publications.map(\.publishedAt).min() ?? .now
         let last = publications.compactMap(\.finishedAt).max() ?? first
-        return Row(name: "total", targeted: rows.reduce(0) { $0 + $1.targeted }, sent: rows.reduce(0) { $0 + $1.sent },
-                   failed: rows.reduce(0) { $0 + $1.failed }, removed: rows.reduce(0) { $0 + $1.removed }, time: last - first)
+        return Row(
+            name: "total", targeted: rows.reduce(0) { $0 + $1.targeted }, sent: rows.reduce(0) { $0 + $1.sent },
+            failed: rows.reduce(0) { $0 + $1.failed }, removed: rows.reduce(0) { $0 + $1.removed }, time: last - first)
     }
 
     var lines: [String] {
         let header = ["channel", "targeted", "sent", "failed", "tokens removed", "fan-out", "notifications/s"]
         let widths = [8, 9, 8, 7, 15, 9, 16]
         func format(_ cells: [String]) -> String {
-            "  " + zip(cells, widths).enumerated().map { index, cell in
-                index == 0 ? DemoFormat.left(cell.0, cell.1) : DemoFormat.right(cell.0, cell.1)
-            }.joined(separator: " ")
+            "  "
+                + zip(cells, widths).enumerated().map { index, cell in
+                    index == 0 ? DemoFormat.left(cell.0, cell.1) : DemoFormat.right(cell.0, cell.1)
+                }.joined(separator: " ")
         }
         func cells(_ row: Row) -> [String] {
-            [row.name, DemoFormat.count(row.targeted), DemoFormat.count(row.sent), DemoFormat.count(row.failed),
-             DemoFormat.count(row.removed), DemoFormat.seconds(row.time, digits: 2), DemoFormat.rate(row.targeted, over: row.time)]
+            [
+                row.name, DemoFormat.count(row.targeted), DemoFormat.count(row.sent), DemoFormat.count(row.failed),
+                DemoFormat.count(row.removed), DemoFormat.seconds(row.time, digits: 2), DemoFormat.rate(row.targeted, over: row.time),
+            ]
         }
         let rule = "  " + String(repeating: "-", count: widths.reduce(widths.count - 1, +))
         return [format(header), rule] + rows.map { format(cells($0)) } + [rule, format(cells(total))]

@@ -21,8 +21,10 @@ struct DemoStack: Sendable {
     /// Starts everything with Herald's database in `directory` (created here), runs `body`, then stops
     /// Herald gracefully (as SIGTERM would) and the mock, and removes the directory, whether `body`
     /// succeeded or not.
-    static func with(directory: URL, fixtures: DemoFixtures, logger: Logger,
-                     _ body: @Sendable (DemoStack) async throws -> Void) async throws {
+    static func with(
+        directory: URL, fixtures: DemoFixtures, logger: Logger,
+        _ body: @Sendable (DemoStack) async throws -> Void
+    ) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let mock = try await startMock(fixtures)
@@ -30,16 +32,21 @@ struct DemoStack: Sendable {
             let clientKey = "client-\(RandomHex.make(bytes: 16))"
             let serverKey = "server-\(RandomHex.make(bytes: 16))"
             let database = DatabaseURL.sqliteFile(path: directory.appendingPathComponent("herald.sqlite").path)
-            var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: database, apps: [
-                AppConfiguration(id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
-                                 apns: APNsAppConfiguration(
-                                     environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
-                                     authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey))),
-            ])
+            var configuration = HeraldConfiguration(
+                http: .init(host: "127.0.0.1", port: 0), database: database,
+                apps: [
+                    AppConfiguration(
+                        id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
+                        apns: APNsAppConfiguration(
+                            environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
+                            authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)))
+                ])
             configuration.sweeper.intervalSeconds = 0
             try await runHerald(configuration, logger: logger) { port in
-                try await body(DemoStack(mock: mock, herald: URL(string: "http://127.0.0.1:\(port)")!, clientKey: clientKey,
-                                         serverKey: serverKey, database: database))
+                try await body(
+                    DemoStack(
+                        mock: mock, herald: URL(string: "http://127.0.0.1:\(port)")!, clientKey: clientKey,
+                        serverKey: serverKey, database: database))
             }
         } catch {
             try? await mock.shutdown()
@@ -60,11 +67,18 @@ struct DemoStack: Sendable {
 
     /// Runs Herald as a service of a group of our own, so that shutting that group down gracefully reaches
     /// Herald's services the way SIGTERM does: the dispatcher checkpoints and gives its leases back.
-    static func runHerald(_ configuration: HeraldConfiguration, logger: Logger,
-                          _ body: @Sendable (Int) async throws -> Void) async throws {
+    static func runHerald(
+        _ configuration: HeraldConfiguration, logger: Logger,
+        _ body: @Sendable (Int) async throws -> Void
+    ) async throws {
         let (ports, announce) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: .init(services: [HeraldService(configuration: configuration, logger: logger,
-                                                                               announce: announce)], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    HeraldService(
+                        configuration: configuration, logger: logger,
+                        announce: announce)
+                ], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { announce.finish() }

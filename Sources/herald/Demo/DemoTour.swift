@@ -18,28 +18,33 @@ struct DemoTour {
 
     func run() async throws {
         let started = ContinuousClock.now
-        DemoFormat.say("Herald demo: a real Herald and the mock APNs in this process, \(DemoFormat.count(deviceCount)) fake iOS devices "
-            + "in \(DemoFleet.channels.count) channels.")
+        DemoFormat.say(
+            "Herald demo: a real Herald and the mock APNs in this process, \(DemoFormat.count(deviceCount)) fake iOS devices "
+                + "in \(DemoFleet.channels.count) channels.")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-demo-\(RandomHex.make(bytes: 6))")
         try await DemoStack.with(directory: directory, fixtures: fixtures, logger: logger) { stack in
             try await tour(stack)
         }
         guard !FileManager.default.fileExists(atPath: directory.path) else { throw DemoError("could not remove \(directory.path)") }
-        DemoFormat.say("Stopped Herald gracefully and the mock; removed \(directory.path). "
-            + "Whole demo: \(DemoFormat.seconds(ContinuousClock.now - started, digits: 1)).")
+        DemoFormat.say(
+            "Stopped Herald gracefully and the mock; removed \(directory.path). "
+                + "Whole demo: \(DemoFormat.seconds(ContinuousClock.now - started, digits: 1)).")
     }
 
     private func tour(_ stack: DemoStack) async throws {
         DemoFormat.say("  mock APNs  \(stack.mock.baseURL) (TLS; token auth TESTKEY001/TESTTEAM01; topic \(DemoStack.topic))")
-        DemoFormat.say("  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to the mock")
-        let http = DemoHTTP(base: stack.herald, connections: Self.inFlight,
-                            placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY"])
+        DemoFormat.say(
+            "  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to the mock")
+        let http = DemoHTTP(
+            base: stack.herald, connections: Self.inFlight,
+            placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY"])
         defer { http.close() }
         let fleet = try await register(stack, http)
         let invalidSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
         for device in fleet.unregistered { stack.mock.script(token: device.token, .unregistered(timestamp: invalidSince)) }
-        DemoFormat.say("Scripted \(DemoFormat.count(fleet.unregistered.count)) tokens (1%) at the mock to answer 410 Unregistered, "
-            + "dated after their registration.")
+        DemoFormat.say(
+            "Scripted \(DemoFormat.count(fleet.unregistered.count)) tokens (1%) at the mock to answer 410 Unregistered, "
+                + "dated after their registration.")
         var publications = try await publish(stack, http, fleet)
         try await DemoWatch(http: http, messaging: "\(DemoStack.appId)/\(stack.serverKey)/messaging").follow(&publications)
         DemoFormat.say("")
@@ -65,10 +70,11 @@ struct DemoTour {
         }
         let took = ContinuousClock.now - start
         let sizes = DemoFleet.channels.map { "\($0.name) \(DemoFormat.count(fleet.count(in: $0.name)))" }.joined(separator: ", ")
-        DemoFormat.say("Registered \(DemoFormat.count(fleet.devices.count)) devices (\(sizes)) in \(DemoFormat.seconds(took, digits: 1)): "
-            + "\(DemoFormat.count(sample.count)) with POST /demo/$CLIENT_KEY/messaging/registrations (\(Self.inFlight) in flight, "
-            + "\(DemoFormat.seconds(overHTTP, digits: 1))), \(DemoFormat.count(rest.count)) with SQLRegistrationStore.register, "
-            + "the call that route makes, on the same database.")
+        DemoFormat.say(
+            "Registered \(DemoFormat.count(fleet.devices.count)) devices (\(sizes)) in \(DemoFormat.seconds(took, digits: 1)): "
+                + "\(DemoFormat.count(sample.count)) with POST /demo/$CLIENT_KEY/messaging/registrations (\(Self.inFlight) in flight, "
+                + "\(DemoFormat.seconds(overHTTP, digits: 1))), \(DemoFormat.count(rest.count)) with SQLRegistrationStore.register, "
+                + "the call that route makes, on the same database.")
         return fleet
     }
 
@@ -76,12 +82,17 @@ struct DemoTour {
         var publications: [DemoPublication] = []
         for channel in DemoFleet.channels.map(\.name) {
             let at = ContinuousClock.now
-            let answer = try await http.call("POST", "\(DemoStack.appId)/\(stack.serverKey)/messaging/\(channel)", json: [
-                "message": "Today's \(channel), from the Herald demo", "headers": ["ios-alert-title": "Herald demo: \(channel)"],
-            ], as: DemoPublication.Published.self)
-            publications.append(DemoPublication(channel: channel, messageId: answer.messageId, registered: fleet.count(in: channel),
-                                                publishedAt: at))
-            DemoFormat.say("Published \(answer.messageId) to '\(channel)' with POST /demo/$SERVER_KEY/messaging/\(channel): \(answer.status).")
+            let answer = try await http.call(
+                "POST", "\(DemoStack.appId)/\(stack.serverKey)/messaging/\(channel)",
+                json: [
+                    "message": "Today's \(channel), from the Herald demo", "headers": ["ios-alert-title": "Herald demo: \(channel)"],
+                ], as: DemoPublication.Published.self)
+            publications.append(
+                DemoPublication(
+                    channel: channel, messageId: answer.messageId, registered: fleet.count(in: channel),
+                    publishedAt: at))
+            DemoFormat.say(
+                "Published \(answer.messageId) to '\(channel)' with POST /demo/$SERVER_KEY/messaging/\(channel): \(answer.status).")
         }
         DemoFormat.say("Fan-out (GET /demo/$SERVER_KEY/messaging/{messageId} every 250 ms; sent + failed of the devices registered):")
         return publications
@@ -91,30 +102,40 @@ struct DemoTour {
     private func check(_ report: DemoReport, fleet: DemoFleet, stack: DemoStack) throws {
         for (row, publication) in zip(report.rows, report.publications) {
             guard row.targeted == publication.registered, row.sent + row.failed == row.targeted,
-                  publication.last?.deliveries.pending == 0 else {
-                throw DemoError("'\(row.name)': \(row.targeted) targeted, \(row.sent) sent, \(row.failed) failed, but \(publication.registered) registered")
+                publication.last?.deliveries.pending == 0
+            else {
+                throw DemoError(
+                    "'\(row.name)': \(row.targeted) targeted, \(row.sent) sent, \(row.failed) failed, but \(publication.registered) registered"
+                )
             }
         }
         let total = report.total
         let scripted = fleet.unregistered.count
         guard total.failed == scripted, total.removed == scripted else {
-            throw DemoError("\(total.failed) failed and \(total.removed) tokens removed, but \(scripted) tokens were scripted to answer 410")
+            throw DemoError(
+                "\(total.failed) failed and \(total.removed) tokens removed, but \(scripted) tokens were scripted to answer 410")
         }
         let stats = stack.mock.stats()
         let gone = stats.byStatus["410"] ?? 0
         guard stats.accepted == total.sent, gone == scripted, stats.requests == total.targeted else {
-            throw DemoError("the mock saw \(stats.requests) requests, accepted \(stats.accepted) and answered 410 to \(gone); Herald reports \(total.targeted) targeted and \(total.sent) sent")
+            throw DemoError(
+                "the mock saw \(stats.requests) requests, accepted \(stats.accepted) and answered 410 to \(gone); Herald reports \(total.targeted) targeted and \(total.sent) sent"
+            )
         }
-        DemoFormat.say("The mock APNs agrees: \(DemoFormat.count(stats.requests)) requests, \(DemoFormat.count(stats.accepted)) accepted, "
-            + "\(DemoFormat.count(gone)) answered 410 Unregistered, over \(stats.connectionsOpened) TLS connections.")
+        DemoFormat.say(
+            "The mock APNs agrees: \(DemoFormat.count(stats.requests)) requests, \(DemoFormat.count(stats.accepted)) accepted, "
+                + "\(DemoFormat.count(gone)) answered 410 Unregistered, over \(stats.connectionsOpened) TLS connections.")
     }
 
     /// A device whose token got 410 must be gone from Herald: its registration GET answers 404.
     private func confirmRemoved(_ device: DemoFleet.Device, _ stack: DemoStack, _ http: DemoHTTP) async throws {
         let (status, body) = try await http.send("GET", "\(DemoStack.appId)/\(stack.clientKey)/messaging/registrations/\(device.id)")
         guard status == 404 else {
-            throw DemoError("\(device.id) got 410 but GET of its registration answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            throw DemoError(
+                "\(device.id) got 410 but GET of its registration answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
-        DemoFormat.say("GET /demo/$CLIENT_KEY/messaging/registrations/\(device.id) (its token got 410) → 404 \(String(decoding: body, as: UTF8.self)): removed.")
+        DemoFormat.say(
+            "GET /demo/$CLIENT_KEY/messaging/registrations/\(device.id) (its token got 410) → 404 \(String(decoding: body, as: UTF8.self)): removed."
+        )
     }
 }

@@ -19,7 +19,9 @@ struct DemoWatch {
                 case "published": publications[index].finishedAt = .now
                 case "scheduled": break
                 default:
-                    throw DemoError("the message to '\(publications[index].channel)' ended \(status.status): \(status.errorMessage ?? "no reason given")")
+                    throw DemoError(
+                        "the message to '\(publications[index].channel)' ended \(status.status): \(status.errorMessage ?? "no reason given")"
+                    )
                 }
             }
             let elapsed = ContinuousClock.now - start
@@ -32,7 +34,8 @@ struct DemoWatch {
     private func line(_ publications: [DemoPublication], elapsed: Duration) -> String {
         let channels = publications.map { publication in
             let mark = publication.finishedAt == nil ? " " : "✓"
-            return "\(publication.channel) \(DemoFormat.right(DemoFormat.count(publication.done), 6))/\(DemoFormat.count(publication.registered))\(mark)"
+            return
+                "\(publication.channel) \(DemoFormat.right(DemoFormat.count(publication.done), 6))/\(DemoFormat.count(publication.registered))\(mark)"
         }
         let done = publications.reduce(0) { $0 + $1.done }
         return "  \(DemoFormat.right(DemoFormat.seconds(elapsed, digits: 2), 7))  \(channels.joined(separator: "  "))"

@@ -29,11 +29,13 @@ enum Fixtures {
         _ transport: Transport = .tls, certificateAuth: Bool = false, maxConcurrentStreams: Int = 1000,
         clock: (any WallClock)? = nil
     ) async throws -> APNsMock {
-        let mockTransport: APNsMockConfiguration.Transport = switch transport {
-        case .tls: .tls(certificateChainFile: path("fixtures/tls/server.crt"), privateKeyFile: path("fixtures/tls/server.key"))
-        case .cleartext: .cleartext
-        }
-        let authentication: APNsMockConfiguration.Authentication = certificateAuth
+        let mockTransport: APNsMockConfiguration.Transport =
+            switch transport {
+            case .tls: .tls(certificateChainFile: path("fixtures/tls/server.crt"), privateKeyFile: path("fixtures/tls/server.key"))
+            case .cleartext: .cleartext
+            }
+        let authentication: APNsMockConfiguration.Authentication =
+            certificateAuth
             ? .certificate(trustedCAFile: caFile)
             : .token([try APNsMockSigningKey(keyId: keyID, teamId: teamID, p8File: keyFile)])
         var configuration = APNsMockConfiguration(transport: mockTransport, authentication: authentication)
@@ -48,10 +50,11 @@ enum Fixtures {
         for mock: APNsMock, credentials: APNsCredentials? = nil, connections: Int = 2, streams: Int = 500,
         requestTimeout: Duration = .seconds(20), clock: any WallClock = SystemClock(), caFile: String? = caFile
     ) throws -> APNsClient {
-        try APNsClient(configuration: APNsClientConfiguration(
-            environment: .custom(url: mock.baseURL, caFile: mock.baseURL.hasPrefix("https") ? caFile : nil),
-            credentials: try credentials ?? .token(signingKey()), connections: connections,
-            streamsPerConnection: streams, connectTimeout: .seconds(5), requestTimeout: requestTimeout, clock: clock))
+        try APNsClient(
+            configuration: APNsClientConfiguration(
+                environment: .custom(url: mock.baseURL, caFile: mock.baseURL.hasPrefix("https") ? caFile : nil),
+                credentials: try credentials ?? .token(signingKey()), connections: connections,
+                streamsPerConnection: streams, connectTimeout: .seconds(5), requestTimeout: requestTimeout, clock: clock))
     }
 
     static let payload = APNsPayload(string: #"{"aps":{"alert":{"title":"Hello","body":"from Herald"}}}"#)

@@ -9,6 +9,8 @@ import Testing
         (.post, "messaging/registrations", .client),
         (.get, "messaging/registrations/d1", .client),
         (.delete, "messaging/registrations/d1", .client),
+        (.get, "messaging/pushtemplates", .client),
+        (.get, "messaging/pushtemplates/ios", .client),
         (.delete, "messaging/channels/news", .server),
         (.get, "messaging/channels", .admin),
         (.post, "admin/sweep", .admin),
@@ -26,7 +28,12 @@ import Testing
                 for prefix in ["/nope/k-admin", "/shop/wrong-key", "/SHOP/k-admin"] {
                     let answer = try await h.client.call(method, "\(prefix)/\(path)", json: "{}")
                     #expect(answer.status == .unauthorized, "\(method) \(prefix)/\(path)")
-                    #expect(answer.body == .object(["code": .integer(2002), "message": .string("Unable to find application. Check application id and/or API key.")]))
+                    #expect(
+                        answer.body
+                            == .object([
+                                "code": .integer(2002),
+                                "message": .string("Unable to find application. Check application id and/or API key."),
+                            ]))
                 }
             }
         }
@@ -54,7 +61,8 @@ import Testing
     @Test func largerRolesCanDoWhatSmallerOnesCan() async throws {
         try await TestHerald.with(file: false) { h in
             for key in ["k-client", "k-server", "k-admin"] {
-                let answer = try await h.client.call(.post, "/shop/\(key)/messaging/registrations", json: #"{"deviceToken": "ab", "deviceId": "\#(key)"}"#)
+                let answer = try await h.client.call(
+                    .post, "/shop/\(key)/messaging/registrations", json: #"{"deviceToken": "ab", "deviceId": "\#(key)"}"#)
                 #expect(answer.status == .ok)
             }
             #expect(try await h.client.call(.delete, "/shop/k-admin/messaging/channels/default").status == .ok)

@@ -11,10 +11,12 @@ import Testing
             try await h.client.call(.post, register, json: #"{"deviceToken": "cd", "deviceId": "d2", "channels": ["news"]}"#)
             let listed = try await h.client.call(.get, "/shop/k-admin/messaging/channels")
             #expect(listed.status == .ok)
-            #expect(listed.body == .array([
-                .object(["name": .string("news"), "registrations": .integer(2)]),
-                .object(["name": .string("sport"), "registrations": .integer(1)]),
-            ]))
+            #expect(
+                listed.body
+                    == .array([
+                        .object(["name": .string("news"), "registrations": .integer(2)]),
+                        .object(["name": .string("sport"), "registrations": .integer(1)]),
+                    ]))
             let deleted = try await h.client.call(.delete, "/shop/k-server/messaging/channels/news")
             #expect(deleted.status == .ok && deleted.body == .object(["result": .bool(true)]))
             #expect(try await h.client.call(.get, register + "/d2").body.code == 5000)

@@ -36,7 +36,10 @@ import Testing
             let id = String(repeating: "x", count: 129)
             let answer = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "\#(id)"}"#)
             #expect(answer.status == .badRequest && answer.body.code == 8000)
-            guard case .string(let message)? = answer.body["message"] else { Issue.record("no message"); return }
+            guard case .string(let message)? = answer.body["message"] else {
+                Issue.record("no message")
+                return
+            }
             #expect(message.hasPrefix("Property value exceeds the length limit"))
             #expect(message.contains("'deviceId'") && message.contains("129") && message.contains("128"))
         }
@@ -48,7 +51,10 @@ import Testing
             let answer = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "pad": "\#(padding)"}"#)
             #expect(answer.status == .contentTooLarge)
             #expect(answer.body.code == 8000)
-            guard case .string(let message)? = answer.body["message"] else { Issue.record("no message"); return }
+            guard case .string(let message)? = answer.body["message"] else {
+                Issue.record("no message")
+                return
+            }
             #expect(message.contains("'body'"))
         }
     }
@@ -65,9 +71,11 @@ import Testing
     @Test(arguments: ["k-client", "k-server", "k-admin"])
     func aMistypedRouteIsNoSuchRouteNotAnotherError(_ key: String) async throws {
         try await TestHerald.with(file: false) { h in
-            for (method, path) in [(HTTPRequest.Method.get, "messaging/registrationz"), (.get, "messaging/registrations"),
-                                   (.delete, "messaging/registrationz/my-phone"), (.delete, "messaging/registrations"),
-                                   (.get, "messaging/message:not-a-uuid"), (.get, "messaging/news")] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, "messaging/registrationz"), (.get, "messaging/registrations"),
+                (.delete, "messaging/registrationz/my-phone"), (.delete, "messaging/registrations"),
+                (.get, "messaging/message:not-a-uuid"), (.get, "messaging/news"),
+            ] {
                 let answer = try await h.client.call(method, "/shop/\(key)/\(path)")
                 #expect(answer.status == .notFound, "\(method) \(path)")
                 #expect(answer.body["code"] == .integer(404), "\(method) \(path): \(answer.body)")
@@ -91,8 +99,10 @@ import Testing
     @Test func randomBodiesNeverCauseA500() async throws {
         try await TestHerald.with(file: false) { h in
             var generator = SystemRandomNumberGenerator()
-            let fragments = [#""deviceToken""#, #""deviceId""#, #""channels""#, #""expiration""#, #""os""#, "null", "true", "1e400",
-                             "-1", #""ab""#, "[", "]", "{", "}", ":", ",", #""\u0000""#, "99999999999999999999", #"["a"]"#]
+            let fragments = [
+                #""deviceToken""#, #""deviceId""#, #""channels""#, #""expiration""#, #""os""#, "null", "true", "1e400",
+                "-1", #""ab""#, "[", "]", "{", "}", ":", ",", #""\u0000""#, "99999999999999999999", #"["a"]"#,
+            ]
             for _ in 0..<300 {
                 let body = (0..<Int.random(in: 1...12, using: &generator))
                     .map { _ in fragments.randomElement(using: &generator)! }.joined()

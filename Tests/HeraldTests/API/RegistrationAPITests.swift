@@ -9,9 +9,11 @@ import Testing
 
     @Test func registerGetUnregister() async throws {
         try await TestHerald.with { h in
-            let registered = try await h.client.call(.post, base, json: """
-                {"deviceToken": "A1B2C3D4", "deviceId": "5A9F", "os": "ios", "osVersion": "17.2", "channels": ["default", "news"]}
-                """)
+            let registered = try await h.client.call(
+                .post, base,
+                json: """
+                    {"deviceToken": "A1B2C3D4", "deviceId": "5A9F", "os": "ios", "osVersion": "17.2", "channels": ["default", "news"]}
+                    """)
             #expect(registered.status == .ok)
             guard case .string(let registrationId)? = registered.body["registrationId"] else {
                 Issue.record("no registrationId in \(registered.body)")
@@ -40,6 +42,18 @@ import Testing
         }
     }
 
+    /// The Backendless Swift SDK asks for push templates after each registration; an error there would reach
+    /// the app's error handler although the registration succeeded.
+    @Test func pushTemplatesAreAnEmptySetForTheSDKs() async throws {
+        try await TestHerald.with(file: false) { h in
+            for path in ["messaging/pushtemplates", "messaging/pushtemplates/ios", "messaging/pushtemplates/android"] {
+                let answer = try await h.client.call(.get, "/shop/k-client/\(path)")
+                #expect(answer.status == .ok, "\(path)")
+                #expect(answer.body == .object([:]), "\(path)")
+            }
+        }
+    }
+
     @Test func channelsAbsentNullOrEmptyMeanDefault() async throws {
         try await TestHerald.with(file: false) { h in
             for (index, fragment) in ["", #", "channels": null"#, #", "channels": []"#].enumerated() {
@@ -54,7 +68,8 @@ import Testing
     @Test func expirationInSecondsIsAnsweredInMilliseconds() async throws {
         try await TestHerald.with(file: false) { h in
             let seconds = TestHerald.t0.milliseconds / 1000 + 3600
-            try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "channels": ["a"], "expiration": \#(seconds)}"#)
+            try await h.client.call(
+                .post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "channels": ["a"], "expiration": \#(seconds)}"#)
             let ms = TestHerald.t0.milliseconds + 7200_000
             try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "channels": ["b"], "expiration": \#(ms)}"#)
             let device = try await h.client.call(.get, base + "/d1")
@@ -66,7 +81,8 @@ import Testing
         try await TestHerald.with(file: false) { h in
             let now = TestHerald.t0.milliseconds
             for value in ["\(now)", "\(now / 1000)", "1", #""2020-01-01T00:00:00Z""#] {
-                let answer = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "expiration": \#(value)}"#)
+                let answer = try await h.client.call(
+                    .post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "expiration": \#(value)}"#)
                 #expect(answer.status == .badRequest)
                 #expect(answer.body.code == 5004)
                 #expect(answer.body["message"] == .string("Invalid expiration date. The expiration date must be after the current time."))
@@ -78,7 +94,8 @@ import Testing
     @Test func expiredRegistrationsAreInvisibleWithoutASweep() async throws {
         try await TestHerald.with { h in
             let expires = TestHerald.t0.milliseconds + 60_000
-            try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "channels": ["a"], "expiration": \#(expires)}"#)
+            try await h.client.call(
+                .post, base, json: #"{"deviceToken": "ab", "deviceId": "d1", "channels": ["a"], "expiration": \#(expires)}"#)
             #expect(try await h.client.call(.get, base + "/d1").status == .ok)
             h.clock.advance(milliseconds: 60_000)
             let answer = try await h.client.call(.get, base + "/d1")
@@ -105,10 +122,14 @@ import Testing
         try await TestHerald.with(file: false) { h in
             let get = try await h.client.call(.get, base + "/nobody")
             #expect(get.status == .notFound)
-            #expect(get.body == .object(["code": .integer(5000), "message": .string("Unable to retrieve device registration - unknown device ID")]))
+            #expect(
+                get.body
+                    == .object(["code": .integer(5000), "message": .string("Unable to retrieve device registration - unknown device ID")]))
             let delete = try await h.client.call(.delete, base + "/nobody")
             #expect(delete.status == .notFound)
-            #expect(delete.body == .object(["code": .integer(5001), "message": .string("Unable to cancel device registration - unknown device ID")]))
+            #expect(
+                delete.body
+                    == .object(["code": .integer(5001), "message": .string("Unable to cancel device registration - unknown device ID")]))
         }
     }
 

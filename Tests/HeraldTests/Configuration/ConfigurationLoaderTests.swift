@@ -41,8 +41,11 @@ import Testing
         #expect(configuration.database == .sqliteFile(path: "/var/lib/herald/herald.sqlite"))
         #expect(configuration.sweeper == .init(intervalSeconds: 30, batchSize: 500))
         #expect(configuration.apps.map(\.id) == ["shop", "blog"])
-        #expect(configuration.apps[0].keys == [APIKey(key: "k-client", role: .client), APIKey(key: "k-server", role: .server),
-                                                APIKey(key: "k-admin", role: .admin)])
+        #expect(
+            configuration.apps[0].keys == [
+                APIKey(key: "k-client", role: .client), APIKey(key: "k-server", role: .server),
+                APIKey(key: "k-admin", role: .admin),
+            ])
     }
 
     @Test func defaultsNeedNoConfigurationAtAll() throws {
@@ -54,32 +57,38 @@ import Testing
     }
 
     @Test func environmentOverridesTheFileAndFlagsOverrideBoth() throws {
-        let environment = ["HERALD_HTTP_PORT": "7000", "HERALD_SWEEPER_INTERVAL_SECONDS": "5",
-                           "HERALD_DATABASE_URL": "sqlite:///tmp/env.sqlite", "HTTP_PORT": "1"]
+        let environment = [
+            "HERALD_HTTP_PORT": "7000", "HERALD_SWEEPER_INTERVAL_SECONDS": "5",
+            "HERALD_DATABASE_URL": "sqlite:///tmp/env.sqlite", "HTTP_PORT": "1",
+        ]
         let fromEnvironment = try withFile(Self.example) { try ConfigurationLoader.load(file: $0, environment: environment) }
         #expect(fromEnvironment.http.port == 7000)
         #expect(fromEnvironment.http.host == "0.0.0.0")
         #expect(fromEnvironment.sweeper.intervalSeconds == 5)
         #expect(fromEnvironment.database == .sqliteFile(path: "/tmp/env.sqlite"))
         let fromFlags = try withFile(Self.example) {
-            try ConfigurationLoader.load(file: $0, environment: environment,
-                                         overrides: .init(host: "::1", port: 6000, database: "sqlite::memory:"))
+            try ConfigurationLoader.load(
+                file: $0, environment: environment,
+                overrides: .init(host: "::1", port: 6000, database: "sqlite::memory:"))
         }
         #expect(fromFlags.http == .init(host: "::1", port: 6000))
         #expect(fromFlags.database == .sqliteMemory)
     }
 
     @Test func appsCanComeFromTheEnvironment() throws {
-        let configuration = try ConfigurationLoader.load(file: nil, environment: [
-            "HERALD_APPS_0_ID": "env-app", "HERALD_APPS_0_KEYS_0_KEY": "secret", "HERALD_APPS_0_KEYS_0_ROLE": "server",
-        ])
+        let configuration = try ConfigurationLoader.load(
+            file: nil,
+            environment: [
+                "HERALD_APPS_0_ID": "env-app", "HERALD_APPS_0_KEYS_0_KEY": "secret", "HERALD_APPS_0_KEYS_0_ROLE": "server",
+            ])
         #expect(configuration.apps == [AppConfiguration(id: "env-app", keys: [APIKey(key: "secret", role: .server)])])
     }
 
     @Test func badConfigurationsAreOneClearLine() throws {
         let unknownRole = try failure(#"{"apps": [{"id": "shop", "keys": [{"key": "k", "role": "superuser"}]}]}"#)
         #expect(unknownRole?.contains("unknown role 'superuser'") == true)
-        let duplicate = try failure(#"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"id": "a", "keys": [{"key": "j", "role": "admin"}]}]}"#)
+        let duplicate = try failure(
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"id": "a", "keys": [{"key": "j", "role": "admin"}]}]}"#)
         #expect(duplicate?.contains("duplicate app id 'a'") == true)
         #expect(try failure("{not json")?.contains("is not valid JSON") == true)
         #expect(try failure(#"{"http": {"port": "eighty"}}"#)?.contains("http.port") == true)
@@ -94,10 +103,14 @@ import Testing
         (#"{"htttp": {"port": 9999}}"#, "unknown key 'htttp' (did you mean 'http'?)"),
         (#"{"app": []}"#, "unknown key 'app' (did you mean 'apps'?)"),
         (#"{"http": {"prot": 1}}"#, "unknown key 'http.prot' (did you mean 'http.port'?)"),
-        (#"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}], "apns": {"teamID": "T"}}]}"#,
-         "unknown key 'apps[0].apns.teamID' (did you mean 'apps[0].apns.teamId'?)"),
-        (#"{"apps": [{"id": "a", "keys": [{"key": "k", "roles": "client"}]}]}"#,
-         "unknown key 'apps[0].keys[0].roles' (did you mean 'apps[0].keys[0].role'?)"),
+        (
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}], "apns": {"teamID": "T"}}]}"#,
+            "unknown key 'apps[0].apns.teamID' (did you mean 'apps[0].apns.teamId'?)"
+        ),
+        (
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "roles": "client"}]}]}"#,
+            "unknown key 'apps[0].keys[0].roles' (did you mean 'apps[0].keys[0].role'?)"
+        ),
         (#"{"dispatcher": {"pageSise": 10}}"#, "unknown key 'dispatcher.pageSise' (did you mean 'dispatcher.pageSize'?)"),
         (#"{"database": {"poolsize": 4}}"#, "unknown key 'database.poolsize' (did you mean 'database.poolSize'?)"),
         (#"{"HTTP": {}}"#, "unknown key 'HTTP' (did you mean 'http'?)"),
@@ -116,11 +129,13 @@ import Testing
     }
 
     @Test func commentKeysAreSkippedAndNullMeansNotSet() throws {
-        let configuration = try withFile(#"""
+        let configuration = try withFile(
+            #"""
             {"//": "Herald's configuration", "http": {"//port": 1, "port": 9000, "host": null},
              "apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}],
                        "//apns": {"environment": "production", "topic": "com.example.a"}}]}
-            """#) { try ConfigurationLoader.load(file: $0, environment: [:]) }
+            """#
+        ) { try ConfigurationLoader.load(file: $0, environment: [:]) }
         #expect(configuration.http == .init(host: "127.0.0.1", port: 9000))
         #expect(configuration.apps == [AppConfiguration(id: "a", keys: [APIKey(key: "k", role: .client)])], "a commented apns block is off")
     }
@@ -131,8 +146,12 @@ import Testing
             #expect(try failure(contents)?.contains("defines no apps") == true, "\(contents)")
         }
         let fromEnvironment = try withFile("{}") {
-            try ConfigurationLoader.load(file: $0, environment: ["HERALD_APPS_0_ID": "e", "HERALD_APPS_0_KEYS_0_KEY": "k",
-                                                                 "HERALD_APPS_0_KEYS_0_ROLE": "client"])
+            try ConfigurationLoader.load(
+                file: $0,
+                environment: [
+                    "HERALD_APPS_0_ID": "e", "HERALD_APPS_0_KEYS_0_KEY": "k",
+                    "HERALD_APPS_0_KEYS_0_ROLE": "client",
+                ])
         }
         #expect(fromEnvironment.apps.map(\.id) == ["e"], "apps from the environment count")
     }
@@ -180,19 +199,27 @@ import Testing
     }
 
     @Test func theIssuesExampleIsReadWithDefaults() throws {
-        let configuration = try load(app(#"{"environment": "production", "topic": "com.example.shop", "teamId": "ABCDE12345", "keyId": "KEY1234567", "privateKeyFile": "\#(Self.keyFile)", "connections": 2, "streamsPerConnection": 500}"#))
+        let configuration = try load(
+            app(
+                #"{"environment": "production", "topic": "com.example.shop", "teamId": "ABCDE12345", "keyId": "KEY1234567", "privateKeyFile": "\#(Self.keyFile)", "connections": 2, "streamsPerConnection": 500}"#
+            ))
         let apns = try #require(configuration.apps.first?.apns)
-        #expect(apns == APNsAppConfiguration(
-            environment: .production, topic: "com.example.shop",
-            authentication: .token(teamID: "ABCDE12345", keyID: "KEY1234567", privateKeyFile: Self.keyFile),
-            connections: 2, streamsPerConnection: 500))
+        #expect(
+            apns
+                == APNsAppConfiguration(
+                    environment: .production, topic: "com.example.shop",
+                    authentication: .token(teamID: "ABCDE12345", keyID: "KEY1234567", privateKeyFile: Self.keyFile),
+                    connections: 2, streamsPerConnection: 500))
         let client = try apns.clientConfiguration()
         #expect(client.environment == .production)
         #expect(client.maxInFlight == 1000)
     }
 
     @Test func customEnvironmentAndCertificateAuth() throws {
-        let configuration = try load(app(#"{"environment": "custom", "url": "https://localhost:2197", "caFile": "\#(Self.caFile)", "topic": "com.example.herald", "certificateFile": "\#(Self.certificateFile)"}"#))
+        let configuration = try load(
+            app(
+                #"{"environment": "custom", "url": "https://localhost:2197", "caFile": "\#(Self.caFile)", "topic": "com.example.herald", "certificateFile": "\#(Self.certificateFile)"}"#
+            ))
         let apns = try #require(configuration.apps.first?.apns)
         #expect(apns.environment == .custom(url: "https://localhost:2197", caFile: Self.caFile))
         #expect(apns.authentication == .certificate(certificateFile: Self.certificateFile, privateKeyFile: nil, passphrase: nil))
@@ -215,14 +242,20 @@ import Testing
 
     @Test func badAPNsSettingsStopStartUpWithOneLine() throws {
         let cases: [(String, String)] = [
-            (#"{"environment": "staging", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "unknown environment 'staging'"),
+            (
+                #"{"environment": "staging", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#,
+                "unknown environment 'staging'"
+            ),
             (#"{"environment": "custom", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "needs a url"),
             (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "topic"),
             (#"{"topic": "t", "teamId": "T", "privateKeyFile": "\#(Self.keyFile)"}"#, "teamId, keyId and privateKeyFile"),
             (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "/nonexistent/key.p8"}"#, "/nonexistent/key.p8"),
             (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.caFile)"}"#, "not a P-256 private key"),
             (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)", "connections": 0}"#, "connections"),
-            (#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)", "streamsPerConnection": 5000}"#, "streamsPerConnection"),
+            (
+                #"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)", "streamsPerConnection": 5000}"#,
+                "streamsPerConnection"
+            ),
             (#"{"topic": "t", "certificateFile": "/nonexistent/cert.pem"}"#, "/nonexistent/cert.pem"),
         ]
         for (apns, expected) in cases {

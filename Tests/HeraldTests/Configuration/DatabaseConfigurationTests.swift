@@ -16,8 +16,12 @@ import Testing
 
     @Test func aPostgresURLIsReadWithItsPartsAndDefaults() throws {
         let url = try DatabaseURL(parsing: "postgres://herald:s3cret@db.internal:6543/push?sslmode=require&poolSize=32")
-        #expect(url == .postgres(PostgresLocation(host: "db.internal", port: 6543, username: "herald", password: "s3cret",
-                                                  database: "push", sslMode: .require, poolSize: 32)))
+        #expect(
+            url
+                == .postgres(
+                    PostgresLocation(
+                        host: "db.internal", port: 6543, username: "herald", password: "s3cret",
+                        database: "push", sslMode: .require, poolSize: 32)))
         #expect(url.isSingleServer == false)
         #expect("\(url)" == "postgres://herald:***@db.internal:6543/push", "the password is never shown")
         let plain = try DatabaseURL(parsing: "postgresql://herald@localhost/herald")
@@ -45,15 +49,24 @@ import Testing
     @Test func thePasswordComesFromTheEnvironmentOrAFileAndThePoolSizeFromItsSetting() throws {
         let json = #"{"database": {"url": "postgres://herald@db/herald", "poolSize": 4}}"#
         let fromEnvironment = try load(json, environment: ["HERALD_DATABASE_PASSWORD": "from-env"])
-        #expect(fromEnvironment == .postgres(PostgresLocation(host: "db", username: "herald", password: "from-env", database: "herald", poolSize: 4)))
+        #expect(
+            fromEnvironment
+                == .postgres(PostgresLocation(host: "db", username: "herald", password: "from-env", database: "herald", poolSize: 4)))
         let scratch = try Scratch()
         defer { scratch.remove() }
         let secret = try scratch.write("password", "from-file\n")
         let fromFile = try load(#"{"database": {"url": "postgres://herald@db/herald", "passwordFile": "\#(secret)"}}"#)
-        guard case .postgres(let location) = fromFile else { Issue.record("not postgres"); return }
+        guard case .postgres(let location) = fromFile else {
+            Issue.record("not postgres")
+            return
+        }
         #expect(location.password == "from-file")
-        let inURL = try load(#"{"database": {"url": "postgres://herald:in-url@db/herald"}}"#, environment: ["HERALD_DATABASE_PASSWORD": "env"])
-        guard case .postgres(let kept) = inURL else { Issue.record("not postgres"); return }
+        let inURL = try load(
+            #"{"database": {"url": "postgres://herald:in-url@db/herald"}}"#, environment: ["HERALD_DATABASE_PASSWORD": "env"])
+        guard case .postgres(let kept) = inURL else {
+            Issue.record("not postgres")
+            return
+        }
         #expect(kept.password == "in-url", "a password in the URL wins")
     }
 

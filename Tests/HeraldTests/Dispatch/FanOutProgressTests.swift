@@ -45,8 +45,10 @@ import Testing
         progress.record(page: page, .removed(removal))
         progress.record(page: page, .deactivated(deactivation))
         progress.record(page: page, .sent)
-        #expect(progress.takeCheckpoint() == FanOutCheckpoint(
-            messageId: "m", cursor: 3, sent: 1, failed: 2, pending: 0, remove: [removal], deactivate: [deactivation]))
+        #expect(
+            progress.takeCheckpoint()
+                == FanOutCheckpoint(
+                    messageId: "m", cursor: 3, sent: 1, failed: 2, pending: 0, remove: [removal], deactivate: [deactivation]))
     }
 
     @Test func aForcedCheckpointAlwaysRenews() {
@@ -59,10 +61,12 @@ import Testing
 /// When a repeating message fires next.
 @Suite struct NextOccurrenceTests {
     func message(due: Int64, every: Int64?, until: Int64? = nil) -> StoredMessage {
-        StoredMessage(id: "m", app: "a", channel: try! ChannelName(validating: "c"), content: nil,
-                      schedule: PublishSchedule(publishAt: Timestamp(milliseconds: due), repeatEverySeconds: every,
-                                                repeatExpiresAt: until.map(Timestamp.init(milliseconds:))),
-                      dueAt: Timestamp(milliseconds: due), createdAt: Timestamp(milliseconds: 0))
+        StoredMessage(
+            id: "m", app: "a", channel: try! ChannelName(validating: "c"), content: nil,
+            schedule: PublishSchedule(
+                publishAt: Timestamp(milliseconds: due), repeatEverySeconds: every,
+                repeatExpiresAt: until.map(Timestamp.init(milliseconds:))),
+            dueAt: Timestamp(milliseconds: due), createdAt: Timestamp(milliseconds: 0))
     }
 
     @Test func oneOffMessagesHaveNoNextOccurrence() {
@@ -87,4 +91,3 @@ import Testing
         #expect(Dispatcher.nextOccurrence(of: over, now: Timestamp(milliseconds: 1_060_500)) == nil)
     }
 }
-

@@ -16,18 +16,20 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: scratch.path("herald.sqlite")), "the default database is ./herald.sqlite")
         let banner = server.stdout
         #expect(banner.contains("created app 'demo'"))
-        let keys = Dictionary(uniqueKeysWithValues: banner.split(separator: "\n").compactMap { line -> (String, String)? in
-            let parts = line.split(separator: " ")
-            guard parts.count == 2, ["client", "server", "admin"].contains(String(parts[0])) else { return nil }
-            return (String(parts[0]), String(parts[1]))
-        })
+        let keys = Dictionary(
+            uniqueKeysWithValues: banner.split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, ["client", "server", "admin"].contains(String(parts[0])) else { return nil }
+                return (String(parts[0]), String(parts[1]))
+            })
         #expect(keys.count == 3)
         let client = try #require(keys["client"])
         #expect(banner.contains("curl -s -X POST \(base.absoluteString)/demo/\(client)/messaging/registrations"))
 
         // The printed curl line works as printed.
-        let answer = try await HTTP.send("POST", base.appendingPathComponent("demo/\(client)/messaging/registrations"),
-                                         json: #"{"deviceToken":"a1b2c3d4e5f60718","deviceId":"my-phone","channels":["news"]}"#)
+        let answer = try await HTTP.send(
+            "POST", base.appendingPathComponent("demo/\(client)/messaging/registrations"),
+            json: #"{"deviceToken":"a1b2c3d4e5f60718","deviceId":"my-phone","channels":["news"]}"#)
         #expect(answer.status == 200)
         server.process.terminate()
         #expect(try await server.waitForExit(timeout: .seconds(10)) == 0)
@@ -51,8 +53,11 @@ import Testing
         let scratch = try Scratch()
         defer { scratch.remove() }
         let badRole = try scratch.write("role.json", #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "root"}]}]}"#)
-        let duplicate = try scratch.write("dup.json", #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"id": "a", "keys": [{"key": "j", "role": "client"}]}]}"#)
-        let typo = try scratch.write("typo.json", #"{"htttp": {"port": 9999}, "apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}]}"#)
+        let duplicate = try scratch.write(
+            "dup.json",
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"id": "a", "keys": [{"key": "j", "role": "client"}]}]}"#)
+        let typo = try scratch.write(
+            "typo.json", #"{"htttp": {"port": 9999}, "apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}]}"#)
         let noApps = try scratch.write("app.json", #"{"app": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}]}"#)
         let portOnly = try scratch.write("port.json", #"{"http": {"port": 0}}"#)
         let broken = try scratch.write("broken.json", "{\"apps\": [\n  {\"id\": \"a\" \"keys\": []}\n]}")
@@ -67,8 +72,10 @@ import Testing
             (["serve", "--config", duplicate, "--port", "0"], "duplicate app id 'a'"),
             (["serve", "--port", "0", "--database", "sqlite:///nonexistent-dir/h.sqlite"], "not writable"),
             // Nothing listens on port 1: refused at once, one line, no password shown.
-            (["serve", "--port", "0", "--database", "postgres://herald:s3cret@127.0.0.1:1/herald?sslmode=disable"],
-             "database postgres://herald:***@127.0.0.1:1/herald cannot be reached"),
+            (
+                ["serve", "--port", "0", "--database", "postgres://herald:s3cret@127.0.0.1:1/herald?sslmode=disable"],
+                "database postgres://herald:***@127.0.0.1:1/herald cannot be reached"
+            ),
             (["migrate", "--database", "postgres://herald@127.0.0.1:1/herald?sslmode=disable"], "cannot be reached"),
             (["serve", "--port", "0", "--database", "postgres://herald@127.0.0.1/herald?sslmode=sometimes"], "sslmode must be one of"),
         ]
@@ -116,7 +123,8 @@ import Testing
         let backend = try await HeraldRuntime.openMigrated(try DatabaseURL(parsing: database), logger: Logger(label: "t"))
         let store = SQLRegistrationStore(backend: backend)
         let past = SystemClock().now.adding(milliseconds: -10_000)
-        for (index, expires) in [past.adding(milliseconds: 1), past.adding(milliseconds: 2), past.adding(milliseconds: 3), nil].enumerated() {
+        for (index, expires) in [past.adding(milliseconds: 1), past.adding(milliseconds: 2), past.adding(milliseconds: 3), nil].enumerated()
+        {
             let request = RegistrationRequest(
                 deviceId: try DeviceID(validating: "d\(index)"), deviceToken: try DeviceToken(validating: "ab", os: .ios),
                 os: .ios, osVersion: nil, channels: [], expiration: expires.map(Expiration.init(timestamp:)))

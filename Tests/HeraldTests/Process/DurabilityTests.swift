@@ -31,7 +31,8 @@ import Testing
                     for n in 0..<10_000 {
                         let id = "c\(client)-\(n)"
                         let token = "abcd" + String(n, radix: 16)
-                        let body = "{\"deviceToken\": \"\(token.count % 2 == 0 ? token : token + "0")\", \"deviceId\": \"\(id)\", \"channels\": [\"news\", \"c\(client)\"]}"
+                        let body =
+                            "{\"deviceToken\": \"\(token.count % 2 == 0 ? token : token + "0")\", \"deviceId\": \"\(id)\", \"channels\": [\"news\", \"c\(client)\"]}"
                         guard let answer = try? await HTTP.send("POST", endpoint, json: body) else { return }
                         if answer.status == 200 { acknowledged.ids.withLock { $0.append(id) } } else { return }
                     }

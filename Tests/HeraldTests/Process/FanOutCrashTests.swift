@@ -17,10 +17,14 @@ import Testing
     /// A mock that answers every request after `latency` ms, so a fan-out takes a few seconds.
     static func mock(latency: Int) async throws -> APNsMock {
         var configuration = APNsMockConfiguration(
-            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate,
-                            privateKeyFile: FixtureFiles.serverKey),
-            authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01",
-                                                           p8File: FixtureFiles.keyFile())]))
+            transport: .tls(
+                certificateChainFile: FixtureFiles.serverCertificate,
+                privateKeyFile: FixtureFiles.serverKey),
+            authentication: .token([
+                try APNsMockSigningKey(
+                    keyId: "TESTKEY001", teamId: "TESTTEAM01",
+                    p8File: FixtureFiles.keyFile())
+            ]))
         configuration.topics = [PublishHarness.topic]
         let mock = try await APNsMock.start(configuration)
         var faults = APNsMockFaults()
@@ -39,13 +43,16 @@ import Testing
                 group.addTask {
                     let body = #"{"deviceToken": "\#(PublishHarness.token(index))", "deviceId": "dev-\#(index)", "channels": ["news"]}"#
                     let now = SystemClock().now
-                    _ = try await store.register(app: "shop", try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: now), now: now)
+                    _ = try await store.register(
+                        app: "shop", try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: now), now: now)
                 }
             }
             try await group.waitForAll()
         }
         try await backend.close()
-        let config = try scratch.write("herald.json", """
+        let config = try scratch.write(
+            "herald.json",
+            """
             {"sweeper": {"intervalSeconds": 0},
              "dispatcher": {"pageSize": \(pageSize), "maxOpenPages": \(maxOpenPages), "pollIntervalSeconds": 0.05},
              "apps": [{"id": "shop", "keys": [{"key": "k-server", "role": "server"}],

@@ -18,17 +18,22 @@ struct MultiInstanceTests {
     static let maxConcurrentMessages = 4
 
     /// A configuration file for the fleet: one app with all three keys, the mock (if any) as its APNs.
-    static func config(_ scratch: Scratch, mock: APNsMock?, streams: Int = 100, maxSlices: Int = 12, sliceSize: Int = 2500,
-                       sweeperInterval: Double = 0) throws -> String {
-        let apns = mock.map { mock in
+    static func config(
+        _ scratch: Scratch, mock: APNsMock?, streams: Int = 100, maxSlices: Int = 12, sliceSize: Int = 2500,
+        sweeperInterval: Double = 0
+    ) throws -> String {
+        let apns =
+            mock.map { mock in
+                """
+                , "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(FixtureFiles.caFile)",
+                           "topic": "\(PublishHarness.topic)", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
+                           "privateKeyFile": "\(FixtureFiles.keyFile())",
+                           "connections": 1, "streamsPerConnection": \(streams)}
+                """
+            } ?? ""
+        return try scratch.write(
+            "herald.json",
             """
-            , "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(FixtureFiles.caFile)",
-                       "topic": "\(PublishHarness.topic)", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
-                       "privateKeyFile": "\(FixtureFiles.keyFile())",
-                       "connections": 1, "streamsPerConnection": \(streams)}
-            """
-        } ?? ""
-        return try scratch.write("herald.json", """
             {"sweeper": {"intervalSeconds": \(sweeperInterval)},
              "database": {"poolSize": 8},
              "dispatcher": {"pageSize": \(pageSize), "maxOpenPages": \(maxOpenPages), "maxConcurrentMessages": \(maxConcurrentMessages),
@@ -39,8 +44,10 @@ struct MultiInstanceTests {
     }
 
     /// `count` instances of `herald serve` on the database, each on a port of its own.
-    static func start(_ count: Int, config: String, database: String,
-                      environment: [String: String] = [:]) async throws -> [(process: HeraldProcess, base: URL)] {
+    static func start(
+        _ count: Int, config: String, database: String,
+        environment: [String: String] = [:]
+    ) async throws -> [(process: HeraldProcess, base: URL)] {
         var fleet: [(HeraldProcess, URL)] = []
         for _ in 0..<count {
             let server = try HeraldProcess(["serve", "--config", config, "--port", "0", "--database", database], environment: environment)
@@ -74,7 +81,8 @@ struct MultiInstanceTests {
                     group.addTask {
                         let body = #"{"deviceToken": "\#(PublishHarness.token(index))", "deviceId": "dev-\#(index)", "channels": ["news"]}"#
                         let now = SystemClock().now
-                        _ = try await store.register(app: "shop", try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: now), now: now)
+                        _ = try await store.register(
+                            app: "shop", try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: now), now: now)
                     }
                 }
                 try await group.waitForAll()
@@ -106,11 +114,14 @@ struct MultiInstanceTests {
                 for call in 0..<(devices * 2) {
                     if call >= 48 { try await group.next() }
                     group.addTask {
-                        let device = call / 2, channel = call % 2 == 0 ? "a" : "b"
+                        let device = call / 2
+                        let channel = call % 2 == 0 ? "a" : "b"
                         let base = fleet[(device + call % 2) % 3].base
-                        let answer = try await HTTP.send("POST", base.appendingPathComponent("shop/k-client/messaging/registrations"), json: """
-                            {"deviceToken": "\(PublishHarness.token(device))", "deviceId": "dev-\(device)", "channels": ["\(channel)"]}
-                            """)
+                        let answer = try await HTTP.send(
+                            "POST", base.appendingPathComponent("shop/k-client/messaging/registrations"),
+                            json: """
+                                {"deviceToken": "\(PublishHarness.token(device))", "deviceId": "dev-\(device)", "channels": ["\(channel)"]}
+                                """)
                         #expect(answer.status == 200, "\(answer.body)")
                     }
                 }
@@ -131,7 +142,8 @@ struct MultiInstanceTests {
                 }
                 #expect(Dictionary(uniqueKeysWithValues: counts) == ["a": Int64(devices), "b": Int64(devices)], "\(listing.body)")
                 for device in [0, 299, 599] {
-                    let got = try await HTTP.send("GET", server.base.appendingPathComponent("shop/k-client/messaging/registrations/dev-\(device)"))
+                    let got = try await HTTP.send(
+                        "GET", server.base.appendingPathComponent("shop/k-client/messaging/registrations/dev-\(device)"))
                     #expect(got.status == 200 && got.body.contains("\"a\"") && got.body.contains("\"b\""), "\(got.body)")
                 }
             }
@@ -165,8 +177,13 @@ struct MultiInstanceTests {
     /// A fleet of `instances` on a fresh database of 12,000 devices and a mock that answers after 20 ms,
     /// with one publish under way: `body` runs once the mock has accepted `devices / fraction`, then the
     /// fleet is stopped. The slow mock makes the fan-out last seconds, so something can happen mid-way.
-    static func midFanOut(instances: Int, fraction: Int, _ body: (_ fleet: [(process: HeraldProcess, base: URL)], _ mock: APNsMock,
-                                                                   _ id: String, _ devices: Int) async throws -> Void) async throws {
+    static func midFanOut(
+        instances: Int, fraction: Int,
+        _ body: (
+            _ fleet: [(process: HeraldProcess, base: URL)], _ mock: APNsMock,
+            _ id: String, _ devices: Int
+        ) async throws -> Void
+    ) async throws {
         try await PostgresTestDatabase.with { url in
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -174,8 +191,9 @@ struct MultiInstanceTests {
             let mock = try await FanOutCrashTests.mock(latency: 20)
             defer { Task { try? await mock.shutdown() } }
             try await populate(url, devices: devices)
-            let fleet = try await start(instances, config: try config(scratch, mock: mock, streams: 20, sliceSize: 1000),
-                                        database: databaseURL(url))
+            let fleet = try await start(
+                instances, config: try config(scratch, mock: mock, streams: 20, sliceSize: 1000),
+                database: databaseURL(url))
             let id = try await FanOutCrashTests.publish(fleet[0].base, #"{"message": "mid fan-out"}"#)
             try await FanOutCrashTests.waitForAccepted(mock, atLeast: devices / fraction)
             try await body(fleet, mock, id, devices)
@@ -215,8 +233,9 @@ struct MultiInstanceTests {
             let scratch = try Scratch()
             defer { scratch.remove() }
             let interval = 0.5
-            let fleet = try await Self.start(3, config: try Self.config(scratch, mock: nil, sweeperInterval: interval),
-                                             database: Self.databaseURL(url), environment: ["HERALD_LOG_LEVEL": "debug"])
+            let fleet = try await Self.start(
+                3, config: try Self.config(scratch, mock: nil, sweeperInterval: interval),
+                database: Self.databaseURL(url), environment: ["HERALD_LOG_LEVEL": "debug"])
             let window = 4.0
             try await Task.sleep(for: .seconds(window))
             try await Self.stop(fleet)
@@ -256,4 +275,3 @@ struct MultiInstanceTests {
         }
     }
 }
-

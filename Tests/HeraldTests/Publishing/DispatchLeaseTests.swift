@@ -33,7 +33,8 @@ import Testing
         var settings = PublishHarness.fastSettings
         settings.leaseSeconds = 0.2
         try await PublishHarness.with(settings: settings) { h in
-            let devices = 60, messages = 30
+            let devices = 60
+            let messages = 30
             try await h.registerDevices(0..<devices)
             h.mock.setFaults(APNsMockFaults(latencyMilliseconds: 20))
             var ids: [String] = []

@@ -60,9 +60,11 @@ import Testing
     @Test func aPublishTimeNotInTheFutureIs5030() async throws {
         try await PublishHarness.with { h in
             let now = h.clock.now.milliseconds
-            for body in [#"{"message": "Hi", "publishAt": \#(now - 1)}"#,
-                         #"{"message": "Hi", "publishAt": \#(now)}"#,
-                         #"{"message": "Hi", "publishAt": \#(now + 120_000), "repeatEvery": 60, "repeatExpiresAt": \#(now + 60_000)}"#] {
+            for body in [
+                #"{"message": "Hi", "publishAt": \#(now - 1)}"#,
+                #"{"message": "Hi", "publishAt": \#(now)}"#,
+                #"{"message": "Hi", "publishAt": \#(now + 120_000), "repeatEvery": 60, "repeatExpiresAt": \#(now + 60_000)}"#,
+            ] {
                 let answer = try await h.post("news", body)
                 #expect(answer.status == .badRequest, "\(body)")
                 #expect(answer.body.code == 5030, "\(body): \(answer.body)")
@@ -108,7 +110,9 @@ import Testing
             for method in [HTTPRequest.Method.get, .delete] {
                 let answer = try await h.client.call(method, PublishHarness.publish + "/" + Self.unknownId)
                 #expect(answer.status == .notFound, "\(method)")
-                #expect(answer.body == .object(["code": .integer(5040), "message": .string("Message has already been canceled or does not exist")]))
+                #expect(
+                    answer.body
+                        == .object(["code": .integer(5040), "message": .string("Message has already been canceled or does not exist")]))
                 // Not shaped like a message id: a mistyped route, not an unknown message.
                 let typo = try await h.client.call(method, PublishHarness.publish + "/nonsense")
                 #expect(typo.status == .notFound)
@@ -157,10 +161,12 @@ import Testing
             #expect(status["errorMessage"] == .null)
             #expect(status.keys.isSuperset(of: ["messageId", "status", "errorMessage", "deliveries"]))
             #expect(status["deliveries"]?.keys == ["targeted", "sent", "failed", "pending", "tokensRemoved", "tokensDeactivated"])
-            #expect(status["deliveries"] == .object([
-                "targeted": .integer(4), "sent": .integer(4), "failed": .integer(0), "pending": .integer(0),
-                "tokensRemoved": .integer(0), "tokensDeactivated": .integer(0),
-            ]))
+            #expect(
+                status["deliveries"]
+                    == .object([
+                        "targeted": .integer(4), "sent": .integer(4), "failed": .integer(0), "pending": .integer(0),
+                        "tokensRemoved": .integer(0), "tokensDeactivated": .integer(0),
+                    ]))
         }
     }
 

@@ -9,7 +9,9 @@ import Testing
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<120)
             try await h.registerDevices(200..<210, channels: ["other"])
-            let id = try await h.publish("news", """
+            let id = try await h.publish(
+                "news",
+                """
                 {"message": "Hello", "headers": {"ios-alert-title": "Hi", "ios-badge": 3, "ios-sound": "default",
                  "orderId": "42", "apns-collapse-id": "c1"}}
                 """)
@@ -22,11 +24,15 @@ import Testing
             #expect(received.count == 120)
             #expect(Set(received.map(\.token)) == Set((0..<120).map(PublishHarness.token)))
             let payload = try JSONValue.parse(Array(try #require(received.first).payload.utf8))
-            #expect(payload == .object([
-                "aps": .object(["alert": .object(["title": .string("Hi"), "body": .string("Hello")]),
-                                "badge": .integer(3), "sound": .string("default")]),
-                "orderId": .string("42"),
-            ]))
+            #expect(
+                payload
+                    == .object([
+                        "aps": .object([
+                            "alert": .object(["title": .string("Hi"), "body": .string("Hello")]),
+                            "badge": .integer(3), "sound": .string("default"),
+                        ]),
+                        "orderId": .string("42"),
+                    ]))
             let headers = try #require(received.first).headers
             #expect(headers["apns-topic"] == PublishHarness.topic)
             #expect(headers["apns-push-type"] == "alert")

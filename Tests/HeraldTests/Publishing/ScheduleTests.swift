@@ -34,7 +34,9 @@ import Testing
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<Self.devices)
             let start = h.clock.now.milliseconds
-            let id = try await h.publish("news", """
+            let id = try await h.publish(
+                "news",
+                """
                 {"message": "Tick", "publishAt": \(start + 60_000), "repeatEvery": 60, "repeatExpiresAt": \(start + 180_000)}
                 """)
             try await h.expectNoMoreRequests(than: 0, for: .milliseconds(200))
@@ -83,7 +85,9 @@ import Testing
     @Test func cancellingARepeatingMessageStopsItsLaterOccurrences() async throws {
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<Self.devices)
-            let id = try await h.publish("news", """
+            let id = try await h.publish(
+                "news",
+                """
                 {"message": "Tick", "publishAt": \(h.clock.now.milliseconds + 60_000), "repeatEvery": 60}
                 """)
             h.clock.advance(milliseconds: 61_000)
@@ -109,7 +113,9 @@ import Testing
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<Self.devices)
             let start = h.clock.now.milliseconds
-            let id = try await h.publish("news", """
+            let id = try await h.publish(
+                "news",
+                """
                 {"message": "Tick", "publishAt": \(start + 60_000), "repeatEvery": 60, "repeatExpiresAt": \(start + 3_600_000)}
                 """)
             // Five occurrences' worth of time at once (as after a long pause): one goes out, late.
@@ -139,7 +145,8 @@ import Testing
             let seen = h.mock.stats().requests
             try await h.expectNoMoreRequests(than: seen, for: .milliseconds(400))
             #expect(seen < count, "the cancel stopped the fan-out")
-            let sent = try #require(status.delivery("sent")), failed = try #require(status.delivery("failed"))
+            let sent = try #require(status.delivery("sent"))
+            let failed = try #require(status.delivery("failed"))
             #expect(sent == Int64(h.mock.notifications().count))
             #expect(status.delivery("targeted") == sent + failed)
             #expect(try await h.client.call(.delete, PublishHarness.publish + "/" + id).body.code == 5040)
@@ -152,7 +159,9 @@ import Testing
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<Self.devices)
             let start = h.clock.now.milliseconds
-            let id = try await h.publish("news", """
+            let id = try await h.publish(
+                "news",
+                """
                 {"message": "Hourly", "publishAt": \(start + 3_600_000), "repeatEvery": 3600, "repeatExpiresAt": \(start + 4 * 3_600_000)}
                 """)
             for occurrence in 1...4 {

@@ -111,8 +111,9 @@ import Testing
             try await h.waitFor(first, status: "published")
             #expect(try await h.device("dev-1")["isActive"] == .bool(false))
             let newToken = PublishHarness.token(1_001)
-            let answer = try await h.client.call(.post, PublishHarness.register,
-                                                 json: #"{"deviceToken": "\#(newToken)", "deviceId": "dev-1", "channels": ["news"]}"#)
+            let answer = try await h.client.call(
+                .post, PublishHarness.register,
+                json: #"{"deviceToken": "\#(newToken)", "deviceId": "dev-1", "channels": ["news"]}"#)
             #expect(answer.status == .ok)
             #expect(try await h.device("dev-1")["isActive"] == .bool(true))
             h.mock.reset()

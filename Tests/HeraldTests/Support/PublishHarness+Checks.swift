@@ -25,8 +25,10 @@ extension PublishHarness.Harness {
 
     /// Polls the message until `condition` holds for its status answer (20 s at most) and returns that answer.
     @discardableResult
-    func waitFor(_ id: String, timeout: Duration = .seconds(20), _ what: String,
-                 until condition: @Sendable (JSONValue) -> Bool) async throws -> JSONValue {
+    func waitFor(
+        _ id: String, timeout: Duration = .seconds(20), _ what: String,
+        until condition: @Sendable (JSONValue) -> Bool
+    ) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while true {
             let answer = try await status(id)
@@ -38,8 +40,10 @@ extension PublishHarness.Harness {
 
     /// Watches the mock for `duration` and fails if it receives any request beyond `requests`.
     /// Used where the point is that nothing is sent: a short window, not a measurement.
-    func expectNoMoreRequests(than requests: Int, for duration: Duration = .milliseconds(400),
-                              sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectNoMoreRequests(
+        than requests: Int, for duration: Duration = .milliseconds(400),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let deadline = ContinuousClock.now + duration
         while ContinuousClock.now < deadline {
             let seen = mock.stats().requests
@@ -53,7 +57,8 @@ extension PublishHarness.Harness {
 
     /// Publishes with the raw answer, for tests of refusals.
     func post(_ channel: String, _ body: String, key: String = "k-server") async throws
-        -> (status: HTTPResponse.Status, body: JSONValue) {
+        -> (status: HTTPResponse.Status, body: JSONValue)
+    {
         let answer = try await client.call(.post, "/shop/\(key)/messaging/\(channel)", json: body)
         return (answer.status, answer.body)
     }

@@ -20,8 +20,9 @@ enum PublishHarness {
     /// Fast retries and a short poll, so retry and scheduling tests take milliseconds.
     static let fastSettings = DispatcherSettings(
         pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5,
-        retry: APNsRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40),
-                               tooManyRequestsDelay: .milliseconds(10)))
+        retry: APNsRetryPolicy(
+            maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40),
+            tooManyRequestsDelay: .milliseconds(10)))
 
     struct Harness: Sendable {
         let client: any TestClientProtocol
@@ -38,14 +39,19 @@ enum PublishHarness {
             connections: 2, streamsPerConnection: 100)
     }
 
-    static func with(apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings,
-                     _ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
+    static func with(
+        apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings,
+        _ body: @escaping @Sendable (Harness) async throws -> Void
+    ) async throws {
         let logger = Logger(label: "herald.tests")
         let clock = ManualClock(TestHerald.t0)
         var mockConfiguration = APNsMockConfiguration(
             transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey),
-            authentication: .token([try APNsMockSigningKey(keyId: FixtureFiles.keyID, teamId: FixtureFiles.teamID,
-                                                           p8File: FixtureFiles.keyFile())]))
+            authentication: .token([
+                try APNsMockSigningKey(
+                    keyId: FixtureFiles.keyID, teamId: FixtureFiles.teamID,
+                    p8File: FixtureFiles.keyFile())
+            ]))
         mockConfiguration.topics = [topic]
         mockConfiguration.now = { Double(clock.now.milliseconds) / 1000 }
         let mock = try await APNsMock.start(mockConfiguration)
@@ -59,8 +65,9 @@ enum PublishHarness {
         var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
         configuration.sweeper.intervalSeconds = 0
         configuration.dispatcher = settings
-        let app = HeraldServer.makeApplication(configuration: configuration, store: store, messages: messages,
-                                               apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+        let app = HeraldServer.makeApplication(
+            configuration: configuration, store: store, messages: messages,
+            apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
         var failure: (any Error)?
         do {
             try await app.test(.router) { client in
@@ -84,14 +91,17 @@ enum PublishHarness {
 
 extension PublishHarness.Harness {
     /// Registers devices `range` (ids "dev-<i>", tokens `PublishHarness.token(i)`) into `channels` through the store.
-    func registerDevices(_ range: Range<Int>, channels: [String] = ["news"], os: String = "IOS",
-                         expiration: Int64? = nil) async throws {
+    func registerDevices(
+        _ range: Range<Int>, channels: [String] = ["news"], os: String = "IOS",
+        expiration: Int64? = nil
+    ) async throws {
         let list = channels.map { "\"\($0)\"" }.joined(separator: ",")
         let expiry = expiration.map { ", \"expiration\": \($0)" } ?? ""
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in range {
                 group.addTask {
-                    let body = #"{"deviceToken": "\#(PublishHarness.token(index))", "deviceId": "dev-\#(index)", "os": "\#(os)", "channels": [\#(list)]\#(expiry)}"#
+                    let body =
+                        #"{"deviceToken": "\#(PublishHarness.token(index))", "deviceId": "dev-\#(index)", "os": "\#(os)", "channels": [\#(list)]\#(expiry)}"#
                     let request = try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: clock.now)
                     _ = try await store.register(app: "shop", request, now: clock.now)
                 }

@@ -11,11 +11,15 @@ import NIOCore
 /// Builds the real server (routes, store, sweeper) around a fresh store and a manual clock.
 enum TestHerald {
     static let t0 = Timestamp(milliseconds: 1_800_000_000_000)
-    static let apps = [AppConfiguration(id: "shop", keys: [
-        APIKey(key: "k-client", role: .client),
-        APIKey(key: "k-server", role: .server),
-        APIKey(key: "k-admin", role: .admin),
-    ])]
+    static let apps = [
+        AppConfiguration(
+            id: "shop",
+            keys: [
+                APIKey(key: "k-client", role: .client),
+                APIKey(key: "k-server", role: .server),
+                APIKey(key: "k-admin", role: .admin),
+            ])
+    ]
 
     struct Harness {
         let client: any TestClientProtocol
@@ -24,7 +28,9 @@ enum TestHerald {
     }
 
     /// Runs `body` against a server on a fresh SQLite file (or memory), answering through the router or a live socket.
-    static func with(file: Bool = true, setup: TestingSetup = .router, _ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
+    static func with(file: Bool = true, setup: TestingSetup = .router, _ body: @escaping @Sendable (Harness) async throws -> Void)
+        async throws
+    {
         let logger = Logger(label: "herald.tests")
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -34,8 +40,9 @@ enum TestHerald {
         let clock = ManualClock(t0)
         var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
         configuration.sweeper.intervalSeconds = 0
-        let app = HeraldServer.makeApplication(configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-                                               apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+        let app = HeraldServer.makeApplication(
+            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
+            apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
         do {
             try await app.test(setup) { client in try await body(Harness(client: client, store: store, clock: clock)) }
         } catch {
@@ -49,9 +56,13 @@ enum TestHerald {
 extension TestClientProtocol {
     /// Sends a JSON body (or none) and returns status and parsed JSON answer.
     @discardableResult
-    func call(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil) async throws -> (status: HTTPResponse.Status, body: JSONValue, contentType: String?) {
-        try await execute(uri: uri, method: method, headers: json == nil ? [:] : [.contentType: "application/json"],
-                          body: json.map { ByteBuffer(string: $0) }) { response in
+    func call(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil) async throws -> (
+        status: HTTPResponse.Status, body: JSONValue, contentType: String?
+    ) {
+        try await execute(
+            uri: uri, method: method, headers: json == nil ? [:] : [.contentType: "application/json"],
+            body: json.map { ByteBuffer(string: $0) }
+        ) { response in
             let bytes = Array(response.body.readableBytesView)
             let body = bytes.isEmpty ? JSONValue.null : try JSONValue.parse(bytes)
             return (response.status, body, response.headers[.contentType])

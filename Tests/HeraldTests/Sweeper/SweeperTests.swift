@@ -58,15 +58,21 @@ import Testing
             deviceId: try DeviceID(validating: "short-lived"), deviceToken: try DeviceToken(validating: "ab", os: .ios),
             os: .ios, osVersion: nil, channels: [], expiration: Expiration(timestamp: clock.now.adding(milliseconds: 150)))
         _ = try await store.register(app: "shop", request, now: clock.now)
-        let service = SweeperService(sweeper: Sweeper(store: store, clock: clock, batchSize: 100, logger: logger),
-                                     intervalSeconds: 0.05, logger: logger)
+        let service = SweeperService(
+            sweeper: Sweeper(store: store, clock: clock, batchSize: 100, logger: logger),
+            intervalSeconds: 0.05, logger: logger)
         let removed = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await service.run(); return false }
+            group.addTask {
+                try await service.run()
+                return false
+            }
             group.addTask {
                 // Poll the raw table (not the expiry-filtered view) until the row is physically gone.
                 for _ in 0..<100 {
                     try await Task.sleep(for: .milliseconds(50))
-                    let rows = try await backend.read { db in try await db.raw("SELECT COUNT(*) AS n FROM registrations").first()?.decode(column: "n", as: Int.self) }
+                    let rows = try await backend.read { db in
+                        try await db.raw("SELECT COUNT(*) AS n FROM registrations").first()?.decode(column: "n", as: Int.self)
+                    }
                     if rows == 0 { return true }
                 }
                 return false

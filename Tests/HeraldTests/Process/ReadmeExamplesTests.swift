@@ -1,0 +1,167 @@
+import APNsMock
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// The README's examples run as a new user runs them: the blocks marked `<!-- readme-check: NAME -->`
+/// go to bash as written, against the built binary (and the mock APNs), and every `# → …` line must
+/// match what the command before it printed (`…` stands for anything). A README whose examples drift
+/// from what the server answers fails here.
+@Suite(.serialized) struct ReadmeExamplesTests {
+    /// What the README's blocks name, and what the test puts in their place.
+    static let readmeServer = "http://127.0.0.1:8080"
+    static let readmeMockControl = "http://127.0.0.1:2198"
+    static let readmeMock = "https://localhost:2197"
+
+    @Test func theUsingItExamplesAnswerAsShown() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // As in "Quick start": demo mode in an empty directory, keys taken with `herald keys --env`.
+        let server = try HeraldProcess(["serve", "--port", "0"], directory: scratch.url)
+        let base = try await server.waitUntilListening()
+        let keys = try await HeraldProcess.run(["keys", "--env"], directory: scratch.url)
+        #expect(keys.code == 0, "\(keys.stderr)")
+        let block = try Self.block("demo")
+        let results = try Self.run(
+            block, prelude: keys.stdout, directory: scratch.url,
+            substitutions: [Self.readmeServer: base.absoluteString.trimmingSuffix("/")])
+        Self.check(results)
+        server.process.terminate()
+        _ = try await server.waitForExit()
+    }
+
+    @Test func publishingToTheMockAnswersAsShown() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var configuration = APNsMockConfiguration(
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey),
+            authentication: .token([
+                try APNsMockSigningKey(keyId: FixtureFiles.keyID, teamId: FixtureFiles.teamID, p8File: FixtureFiles.keyFile())
+            ]))
+        configuration.controlPort = 0
+        let mock = try await APNsMock.start(configuration)
+        defer { Task { try? await mock.shutdown() } }
+        let controlPort = try #require(mock.controlPort)
+
+        // deploy/herald-mock.json as shipped, but for the mock's free port; run from the repository's
+        // root like the README says (its paths are relative to it), on a database of its own.
+        let shipped = try String(contentsOf: FixtureFiles.root.appendingPathComponent("deploy/herald-mock.json"), encoding: .utf8)
+        #expect(shipped.contains(Self.readmeMock))
+        let config = try scratch.write("herald-mock.json", shipped.replacingOccurrences(of: Self.readmeMock, with: mock.baseURL))
+        let server = try HeraldProcess(
+            ["serve", "--config", config, "--port", "0", "--database", "sqlite://" + scratch.path("mock.sqlite")],
+            directory: FixtureFiles.root)
+        let base = try await server.waitUntilListening()
+
+        let block = try Self.block("mock")
+        #expect(block.contains { $0.command.hasPrefix("swift run apns-mock") })
+        #expect(block.contains { $0.command.hasPrefix("swift run herald serve --config deploy/herald-mock.json") })
+        let results = try Self.run(
+            block, prelude: "", directory: scratch.url,
+            substitutions: [
+                Self.readmeServer: base.absoluteString.trimmingSuffix("/"),
+                Self.readmeMockControl: "http://127.0.0.1:\(controlPort)",
+            ])
+        Self.check(results)
+        #expect(mock.notifications().count == 1)
+        server.process.terminate()
+        _ = try await server.waitForExit()
+    }
+
+    // MARK: - Reading and running a block
+
+    struct Example: Sendable {
+        /// One shell command, with its continuation lines.
+        var command: String
+        /// The `# → ` line after it, if any.
+        var expected: String?
+    }
+
+    /// The commands of the fenced block after `<!-- readme-check: name -->`, comments dropped.
+    static func block(_ name: String) throws -> [Example] {
+        let readme = try String(contentsOf: FixtureFiles.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        guard let marker = lines.firstIndex(of: "<!-- readme-check: \(name) -->"), lines.indices.contains(marker + 1),
+            lines[marker + 1] == "```sh"
+        else {
+            throw HeraldProcess.Failure("README.md has no ```sh block after <!-- readme-check: \(name) -->")
+        }
+        var examples: [Example] = []
+        var index = marker + 2
+        var continuing = false
+        while index < lines.count, lines[index] != "```" {
+            let line = lines[index]
+            index += 1
+            if continuing {
+                examples[examples.count - 1].command += "\n" + line
+                continuing = line.hasSuffix("\\")
+            } else if line.hasPrefix("# → ") {
+                guard !examples.isEmpty else { continue }
+                examples[examples.count - 1].expected = String(line.dropFirst("# → ".count))
+            } else if line.hasPrefix("#") || line.trimmingCharacters(in: .whitespaces).isEmpty {
+                continue
+            } else {
+                examples.append(Example(command: line))
+                continuing = line.hasSuffix("\\")
+            }
+        }
+        return examples
+    }
+
+    /// Runs the block in one bash (so `export` and variables carry on), skipping the `swift run` lines:
+    /// the test has started those servers itself. Returns each command with what it printed.
+    static func run(_ examples: [Example], prelude: String, directory: URL, substitutions: [String: String]) throws -> [(Example, String)] {
+        let runnable = examples.filter { !$0.command.hasPrefix("swift run ") }
+        var script = "set -u\n" + prelude + "\n"
+        for (index, example) in runnable.enumerated() {
+            var command = example.command
+            for (from, to) in substitutions { command = command.replacingOccurrences(of: from, with: to) }
+            script += "printf '\\n<<<\(index)>>>\\n'\n" + command + "\n"
+        }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = ["-c", script]
+        shell.currentDirectoryURL = directory
+        let output = Pipe()
+        shell.standardOutput = output
+        shell.standardError = output
+        try shell.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        var results: [(Example, String)] = []
+        for (index, example) in runnable.enumerated() {
+            let start = "<<<\(index)>>>\n"
+            guard let from = printed.range(of: start) else {
+                results.append((example, "(the script stopped before this command)\n\(printed)"))
+                continue
+            }
+            let rest = printed[from.upperBound...]
+            let end = rest.range(of: "\n<<<\(index + 1)>>>\n")?.lowerBound ?? rest.endIndex
+            results.append((example, String(rest[..<end]).trimmingCharacters(in: .newlines)))
+        }
+        return results
+    }
+
+    /// Every command with an expectation printed what the README shows.
+    static func check(_ results: [(Example, String)]) {
+        #expect(results.contains { $0.0.expected != nil }, "the block has expectations")
+        for (example, printed) in results {
+            guard let expected = example.expected else { continue }
+            #expect(matches(printed, expected), "README: \(example.command)\n  shows: \(expected)\n  got:   \(printed)")
+        }
+    }
+
+    /// `expected` with `…` standing for any text.
+    static func matches(_ text: String, _ expected: String) -> Bool {
+        let parts = expected.components(separatedBy: "…").map(NSRegularExpression.escapedPattern(for:))
+        guard
+            let pattern = try? NSRegularExpression(
+                pattern: "^" + parts.joined(separator: ".*?") + "$", options: [.dotMatchesLineSeparators])
+        else { return false }
+        return pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+}
