@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs the concurrency-heavy suites under the thread sanitizer: the APNs client (its curl loop thread,
+# send streams and in-flight limits), the store's group commit, and the fan-out through a real server.
+# A data race fails the run (TSAN_OPTIONS halt_on_error). The build goes into .build-tsan, apart from
+# the normal one, so neither rebuilds the other. `.ci/run` runs it under scripts/with-postgres.sh (GroupCommitTests covers both backends).
+#
+#   scripts/tsan.sh [extra swift test arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+suites='HeraldAPNsTests|GroupCommitTests|PublishFanOutTests|RetryTests|DispatchLeaseTests|TokenHygieneTests'
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" "$@"
