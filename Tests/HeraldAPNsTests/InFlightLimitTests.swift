@@ -1,4 +1,4 @@
-import Synchronization
+import HeraldCore
 import Testing
 
 @testable import HeraldAPNs
@@ -48,7 +48,7 @@ import Testing
 }
 
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HeraldCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,7 +12,7 @@ public final class HeraldProcess: Sendable {
 
     /// What the process printed so far; a class so the pipes' handlers can share it.
     final class Output: Sendable {
-        let text = Mutex((stdout: "", stderr: ""))
+        let text = Locked((stdout: "", stderr: ""))
     }
 
     /// `swift test` builds every product next to the test bundle.

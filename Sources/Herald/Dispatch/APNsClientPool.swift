@@ -10,7 +10,7 @@ public final class APNsClientPool: Service {
     private let apps: [String: APNsAppConfiguration]
     private let clock: any WallClock
     private let logger: Logger
-    private let clients = Mutex<[String: APNsClient]>([:])
+    private let clients = Locked<[String: APNsClient]>([:])
     private let closed = Atomic<Bool>(false)
 
     public init(apps: [AppConfiguration], clock: any WallClock, logger: Logger) {

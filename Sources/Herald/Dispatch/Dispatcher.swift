@@ -5,7 +5,6 @@ import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Takes due work from the store and runs its fan-outs, a few at a time.
 ///
@@ -31,7 +30,7 @@ public final class Dispatcher: Service {
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
     /// The slices this instance is sending, by message id and slice number.
-    private let running = Mutex<Set<SliceKey>>([])
+    private let running = Locked<Set<SliceKey>>([])
 
     struct SliceKey: Hashable {
         let message: String

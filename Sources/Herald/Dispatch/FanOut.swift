@@ -272,8 +272,8 @@ struct StoreFailure: Error, CustomStringConvertible {
 extension FanOut {
     /// The run's state, shared by the producer, the consumer and the heartbeat.
     final class Shared: Sendable {
-        private let mutex: Mutex<State>
-        init(_ state: sending State) { mutex = Mutex(state) }
+        private let mutex: Locked<State>
+        init(_ state: sending State) { mutex = Locked(state) }
         func withLock<T>(_ body: (inout sending State) throws -> sending T) rethrows -> sending T { try mutex.withLock(body) }
     }
 }

@@ -1,5 +1,4 @@
 import HeraldCore
-import Synchronization
 
 /// The one cached provider token of a key. APNs wants it refreshed no more often than every
 /// 20 minutes and no less often than every 60, so it is re-signed after `lifetime` (50 minutes).
@@ -26,7 +25,7 @@ public final class APNsProviderToken: Sendable {
     public let key: APNsSigningKey
     private let clock: any WallClock
     private let lifetimeSeconds: Int64
-    private let current = Mutex<Issued?>(nil)
+    private let current = Locked<Issued?>(nil)
 
     public init(key: APNsSigningKey, clock: any WallClock = SystemClock(), lifetime: Duration = .seconds(50 * 60)) {
         self.key = key

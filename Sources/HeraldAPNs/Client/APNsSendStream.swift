@@ -1,4 +1,4 @@
-import Synchronization
+import HeraldCore
 
 /// One finished send of a stream, with the caller's tag (a device key, say) to match it up.
 public struct APNsDelivery<Tag: Sendable>: Sendable {
@@ -22,7 +22,7 @@ public final class APNsSendStream<Tag: Sendable>: Sendable {
 
     private let client: APNsClient
     private let limit: InFlightLimit
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     private let continuation: AsyncStream<APNsDelivery<Tag>>.Continuation
     /// The outcomes, in the order they finish; ends after `finish()` once every submitted one is in.
     public let results: Results

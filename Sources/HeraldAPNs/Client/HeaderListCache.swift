@@ -1,4 +1,4 @@
-import Synchronization
+import HeraldCore
 
 /// The last request header list, reused while notifications share every header: a fan-out sends
 /// one message to many tokens, so the lines (and curl's list of them) are built once per message
@@ -14,7 +14,7 @@ final class HeaderListCache: Sendable {
         var tokenIssuedAt: Int64?
     }
 
-    private let last = Mutex<(key: Key, list: CurlHeaderList)?>(nil)
+    private let last = Locked<(key: Key, list: CurlHeaderList)?>(nil)
 
     /// The header list for `notification` sent with `token`.
     func list(for notification: APNsNotification, token: APNsProviderToken.Issued?) -> CurlHeaderList {

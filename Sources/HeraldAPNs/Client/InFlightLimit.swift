@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+import HeraldCore
 
 /// An async counting semaphore: at most `limit` holders at once, waiters resumed in order.
 /// `open()` lifts the limit for good (the reader went away, so nobody would release).
@@ -14,12 +14,12 @@ final class InFlightLimit: Sendable {
         var waiters = Deque<CheckedContinuation<Void, Never>>()
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let wakeBatch: Int
 
     init(_ limit: Int) {
         let limit = max(1, limit)
-        state = Mutex(State(available: limit))
+        state = Locked(State(available: limit))
         wakeBatch = max(1, min(64, limit / 8))
     }
 

@@ -1,6 +1,7 @@
 import CCurl
 import DequeModule
 import Foundation
+import HeraldCore
 import Synchronization
 
 /// Drives one curl multi handle on a dedicated thread: jobs are queued under a lock, the thread
@@ -10,7 +11,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the multi handle's transfers, the easy handles, `active`, `waiting`
 /// and `idle` are touched only by the loop thread; what other threads touch (`shared`) is behind
-/// a Mutex, and `curl_multi_wakeup` (thread-safe in curl) is only called under that lock while
+/// a lock (`Locked`), and `curl_multi_wakeup` (thread-safe in curl) is only called under that lock while
 /// the loop has not stopped, so it never meets a cleaned-up handle.
 final class CurlMultiLoop: @unchecked Sendable {
     private struct Shared {
@@ -22,10 +23,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let settings: CurlSettings
     private let window: Int
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
     /// Left when the loop thread has freed everything.
     private let done = DispatchGroup()
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadID = Locked<pthread_t?>(nil)
 
     // Loop thread only.
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, job: CurlJob)] = [:]

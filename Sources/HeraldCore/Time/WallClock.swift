@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where Herald gets "now" from. Injected everywhere expiry is decided, so tests move time instead of sleeping.
 public protocol WallClock: Sendable {
@@ -14,9 +13,9 @@ public struct SystemClock: WallClock {
 
 /// A clock that only moves when told to; for tests and benchmarks.
 public final class ManualClock: WallClock {
-    private let current: Mutex<Timestamp>
+    private let current: Locked<Timestamp>
 
-    public init(_ start: Timestamp = SystemClock().now) { current = Mutex(start) }
+    public init(_ start: Timestamp = SystemClock().now) { current = Locked(start) }
 
     public var now: Timestamp { current.withLock { $0 } }
 

@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+import HeraldCore
 
 /// Turns concurrent single calls into batches, without a background task.
 ///
@@ -34,7 +34,7 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
     private let maxBatch: Int
     private let maxLeaders: Int
     private let process: Process
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(maxBatch: Int, maxLeaders: Int = 1, process: @escaping Process) {
         precondition(maxBatch > 0 && maxLeaders > 0)

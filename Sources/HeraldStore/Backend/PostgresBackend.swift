@@ -1,3 +1,4 @@
+import HeraldCore
 import Logging
 import NIOSSL
 import PostgresKit
@@ -223,7 +224,7 @@ public final class PostgresBackend: SQLBackend, Service {
             var delivered = false
             var onFinish: (@Sendable () -> Void)?
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         func wait(_ continuation: CheckedContinuation<T, any Error>) {
             state.withLock { $0.continuation = continuation }

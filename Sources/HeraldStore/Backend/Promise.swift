@@ -1,4 +1,4 @@
-import Synchronization
+import HeraldCore
 
 /// A one-shot value that one task sets and another awaits; the hand-off point of group commit.
 final class Promise<Value: Sendable>: Sendable {
@@ -7,7 +7,7 @@ final class Promise<Value: Sendable>: Sendable {
         case done(Value)
     }
 
-    private let state = Mutex<State>(.waiting(nil))
+    private let state = Locked<State>(.waiting(nil))
 
     func fulfill(_ value: Value) {
         let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in

@@ -1,6 +1,5 @@
 import HeraldCore
 import SQLKit
-import Synchronization
 
 extension SQLRegistrationStore {
     public func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64] {
@@ -85,7 +84,7 @@ extension SQLRegistrationStore {
 
 /// Collects keys from a streaming query's row callback.
 final class KeyCollector: Sendable {
-    private let keys = Mutex<[Int64]>([])
+    private let keys = Locked<[Int64]>([])
 
     func append(_ key: Int64) { keys.withLock { $0.append(key) } }
 

@@ -4,7 +4,6 @@ import HeraldCore
 import HeraldStore
 import HeraldTestSupport
 import Logging
-import Synchronization
 import Testing
 
 /// A 200 answer means the registration is on disk: `kill -9` of the server loses none of them.
@@ -72,5 +71,5 @@ import Testing
 
 /// The ids the server answered 200 for, collected from many client tasks.
 final class Acknowledged: Sendable {
-    let ids = Mutex<[String]>([])
+    let ids = Locked<[String]>([])
 }
