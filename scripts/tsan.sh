@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the concurrency-heavy suites under the thread sanitizer: the APNs client (its curl loop thread,
 # send streams and in-flight limits), the store's group commit, and the fan-out through a real server.
-# A data race fails the run (TSAN_OPTIONS halt_on_error). The build goes into .build-tsan, apart from
+# A data race fails the run (TSAN_OPTIONS halt_on_error). The suites run one at a time: the sanitizer
+# slows everything 5 to 15 times, and in parallel on 2 cores their timeouts (written for normal
+# speed) expire before the work is done. The build goes into .build-tsan, apart from
 # the normal one, so neither rebuilds the other. `.ci/run` runs it under scripts/with-postgres.sh (GroupCommitTests covers both backends).
 #
 #   scripts/tsan.sh [extra swift test arguments]
@@ -11,4 +13,4 @@ cd "$(dirname "$0")/.."
 suites='HeraldAPNsTests|GroupCommitTests|PublishFanOutTests|RetryTests|DispatchLeaseTests|TokenHygieneTests'
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
-    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" "$@"
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" --no-parallel "$@"
