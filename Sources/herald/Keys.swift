@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
@@ -8,12 +9,14 @@ struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the demo app's API keys (demo mode), or generate keys for a configuration file.",
         discussion: """
-            Without options it prints one line per key. --env prints them as a shell line to paste \
-            (export APP=… CLIENT=… SERVER=… ADMIN=…). --generate touches no database: it prints a new \
-            app entry, with three random keys, for the "apps" list of a configuration file.
+            Without options it prints one line per key. --env prints them as a shell line to eval \
+            (export APP='…' CLIENT='…' SERVER='…' ADMIN='…'). --generate touches no database: it prints \
+            a new app entry, with three random keys, for the "apps" list of a configuration file.
             """)
 
-    @OptionGroup var common: CommonOptions
+    // No --config: demo mode runs only without a configuration file, so a file never has demo keys.
+    @Option(name: .long, help: "Database URL, e.g. sqlite:///var/lib/herald/herald.sqlite (default ./herald.sqlite).")
+    var database: String?
 
     @Flag(name: .long, help: "Print the keys as `export APP=… CLIENT=… SERVER=… ADMIN=…`, ready to paste into a shell.")
     var env = false
@@ -21,13 +24,16 @@ struct Keys: AsyncParsableCommand {
     @Flag(name: .long, help: "Generate a new app entry with three random keys for a configuration file (no database).")
     var generate = false
 
-    @Option(name: .long, help: "With --generate: the app id to put in the entry.")
-    var app = "shop"
+    @Option(name: .long, help: "With --generate: the app id to put in the entry (default shop).")
+    var app: String?
 
     func validate() throws {
-        if generate && (common.config != nil || common.database != nil) {
-            throw ValidationError("--generate reads no configuration or database; leave out --config and --database")
+        if generate && (database != nil || env) {
+            throw ValidationError(
+                "--generate prints an entry for a configuration file and reads no database; leave out --database and --env")
         }
+        guard generate || app == nil else { throw ValidationError("--app goes with --generate") }
+        let app = app ?? "shop"
         // The id is the first segment of every route: keep it to characters a URL carries as they are.
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         guard (1...64).contains(app.count), app.allSatisfy(allowed.contains) else {
@@ -37,12 +43,11 @@ struct Keys: AsyncParsableCommand {
 
     func run() async throws {
         if generate {
-            let keys = DemoApp.newKeys()
-            print(env ? Self.exportLine(app: app, keys: keys) : Self.appEntry(app: app, keys: keys))
+            print(Self.appEntry(app: app ?? "shop", keys: DemoApp.newKeys()))
             return
         }
         try await reportingFailures {
-            let configuration = try common.load()
+            let configuration = try ConfigurationLoader.load(file: nil, overrides: .init(database: database))
             guard configuration.apps.isEmpty else {
                 throw ConfigurationError("apps are configured, so there is no demo app; the keys are in your configuration")
             }
@@ -58,12 +63,13 @@ struct Keys: AsyncParsableCommand {
         }
     }
 
-    /// `export APP=demo CLIENT=… SERVER=… ADMIN=…`: the variables the README's examples use. Keys are
-    /// hex with a role prefix, so nothing needs quoting.
+    /// `export APP='demo' CLIENT='…' SERVER='…' ADMIN='…'`: the variables the README's examples use,
+    /// single-quoted so a shell takes them as they are.
     static func exportLine(app: String, keys: [APIKey]) -> String {
-        var words = ["APP=\(app)"]
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        var words = ["APP=\(quoted(app))"]
         for role in APIKeyRole.allCases {
-            if let key = keys.first(where: { $0.role == role }) { words.append("\(role.rawValue.uppercased())=\(key.key)") }
+            if let key = keys.first(where: { $0.role == role }) { words.append("\(role.rawValue.uppercased())=\(quoted(key.key))") }
         }
         return "export " + words.joined(separator: " ")
     }

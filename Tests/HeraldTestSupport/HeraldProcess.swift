@@ -13,6 +13,8 @@ public final class HeraldProcess: Sendable {
     /// What the process printed so far; a class so the pipes' handlers can share it.
     final class Output: Sendable {
         let text = Locked((stdout: "", stderr: ""))
+        /// Pipes that reached end of file (the process closed them: it exited).
+        let closed = Locked(0)
     }
 
     /// `swift test` builds every product next to the test bundle.
@@ -38,12 +40,20 @@ public final class HeraldProcess: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.text.withLock { $0.stdout += text }
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.closed.withLock { $0 += 1 }
+            }
+            output.text.withLock { $0.stdout += String(decoding: data, as: UTF8.self) }
         }
         err.fileHandleForReading.readabilityHandler = { [output] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.text.withLock { $0.stderr += text }
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.closed.withLock { $0 += 1 }
+            }
+            output.text.withLock { $0.stderr += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
     }
@@ -57,7 +67,11 @@ public final class HeraldProcess: Sendable {
     ) {
         let command = try HeraldProcess(arguments, directory: directory)
         let code = try await command.waitForExit(timeout: timeout)
-        try await Task.sleep(for: .milliseconds(50))
+        // Everything it printed: both pipes read to their end (a few seconds at most after the exit).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while command.output.closed.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         return (code, command.stdout, command.stderr)
     }
 

@@ -3,6 +3,12 @@ import HeraldCore
 
 /// An app's APNs settings (`apps[].apns` in the file, `HERALD_APPS_<n>_APNS_*` in the environment).
 public struct APNsAppConfiguration: Sendable, Equatable {
+    /// The keys of an `apns` block: what the loader reads, and what the configuration schema accepts.
+    static let settingNames = [
+        "environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile", "certificateFile",
+        "passphrase", "connections", "streamsPerConnection",
+    ]
+
     public enum Environment: Sendable, Equatable {
         case production
         case development

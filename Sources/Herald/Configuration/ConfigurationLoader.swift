@@ -30,6 +30,11 @@ public enum ConfigurationLoader {
     ) throws(ConfigurationError) -> HeraldConfiguration {
         var fileValues: [AbsoluteConfigKey: ConfigValue] = [:]
         if let file { fileValues = try flatten(try readJSON(file)) }
+        do {
+            try ConfigurationSchema.file.checkEnvironment(environment)
+        } catch {
+            throw ConfigurationError("configuration: \(error.text)")
+        }
         var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
         if let host = overrides.host { flagValues[["herald", "http", "host"]] = ConfigValue(.string(host), isSecret: false) }
         if let port = overrides.port { flagValues[["herald", "http", "port"]] = ConfigValue(.string(String(port)), isSecret: false) }
@@ -152,6 +157,12 @@ public enum ConfigurationLoader {
                         "configuration: app '\(id)' key #\(keys.count + 1) has unknown role '\(roleName)' (expected client, server or admin)"
                     )
                 }
+                // deploy/herald.json's placeholders are public: serving with them would let anyone in.
+                guard !key.hasPrefix("replace-with") else {
+                    throw ConfigurationError(
+                        "configuration: app '\(id)' key #\(keys.count + 1) is still the example's placeholder; `herald keys --generate` prints real ones"
+                    )
+                }
                 keys.append(APIKey(key: key, role: role))
             }
             apps.append(AppConfiguration(id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id)))
@@ -165,11 +176,7 @@ public enum ConfigurationLoader {
         func value(_ name: String, secret: Bool = false) -> String? {
             settings.string("\(prefix).\(name)", secret: secret).flatMap { $0.isEmpty ? nil : $0 }
         }
-        let names = [
-            "environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile", "certificateFile",
-            "connections", "streamsPerConnection",
-        ]
-        guard names.contains(where: { value($0) != nil }) else { return nil }
+        guard APNsAppConfiguration.settingNames.contains(where: { value($0) != nil }) else { return nil }
         func fail(_ message: String) -> ConfigurationError {
             ConfigurationError("configuration: app '\(app)' apns: \(message)")
         }

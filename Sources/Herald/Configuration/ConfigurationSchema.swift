@@ -9,7 +9,9 @@ import HeraldCore
 indirect enum ConfigurationSchema: Sendable {
     /// A string, number or boolean (read as text; the loader converts it and names the key when it cannot).
     case value
-    case object([String: ConfigurationSchema])
+    /// Known keys, and those an entry must have (an app without `id`, a key without `role`).
+    case object([String: ConfigurationSchema], required: Set<String> = [])
+    /// Every element must be there: a `null` in a list would make the loader stop reading at it.
     case list(of: ConfigurationSchema)
 
     /// Everything `ConfigurationLoader` reads. Add a key here when the loader learns to read it.
@@ -21,23 +23,69 @@ indirect enum ConfigurationSchema: Sendable {
             "pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
             "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),
         "apps": .list(
-            of: .object([
-                "id": .value,
-                "keys": .list(of: .values("key", "role")),
-                "apns": .values(
-                    "environment", "topic", "url", "caFile", "teamId", "keyId", "privateKeyFile",
-                    "certificateFile", "passphrase", "connections", "streamsPerConnection"),
-            ])),
+            of: .object(
+                [
+                    "id": .value,
+                    "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
+                    "apns": .values(APNsAppConfiguration.settingNames),
+                ], required: ["id", "keys"])),
     ])
 
-    static func values(_ names: String...) -> ConfigurationSchema {
+    static func values(_ names: String...) -> ConfigurationSchema { values(names) }
+
+    static func values(_ names: [String]) -> ConfigurationSchema {
         .object(Dictionary(uniqueKeysWithValues: names.map { ($0, .value) }))
     }
 
     static func isComment(_ key: String) -> Bool { key.hasPrefix("//") }
 
+    /// `HERALD_*` variables that are not settings: read elsewhere (the log level), or by the build,
+    /// the tests and the benchmarks.
+    static let otherEnvironmentVariables: Set<String> = ["HERALD_LOG_LEVEL", "HERALD_WARNINGS_AS_ERRORS"]
+    static let otherEnvironmentPrefixes = ["HERALD_TEST_", "HERALD_BENCH"]
+
+    /// Refuses a `HERALD_*` variable that names no setting (`HERALD_HTTP_PROT`): like an unknown key in
+    /// the file, it would otherwise be ignored while the operator believes it is in force.
+    func checkEnvironment(_ environment: [String: String]) throws(Problem) {
+        let known = environmentNames(prefix: "HERALD")
+        for name in environment.keys.sorted() where name.hasPrefix("HERALD_") {
+            guard !Self.otherEnvironmentVariables.contains(name),
+                !Self.otherEnvironmentPrefixes.contains(where: { name.hasPrefix($0) })
+            else { continue }
+            // List indices are numbers: HERALD_APPS_0_KEYS_1_ROLE is HERALD_APPS_N_KEYS_N_ROLE.
+            let shape = name.split(separator: "_", omittingEmptySubsequences: false)
+                .map { $0.allSatisfy(\.isNumber) && !$0.isEmpty ? "N" : String($0) }.joined(separator: "_")
+            guard !known.contains(shape) else { continue }
+            let hint = KeySuggestion.nearest(to: shape, among: known.sorted()).map { " (did you mean \($0)?)" } ?? ""
+            throw Problem("environment variable \(name) is not a Herald setting\(hint)")
+        }
+    }
+
+    /// Every setting's environment name: the path in upper case, words and levels joined by `_`
+    /// (`sweeper.intervalSeconds` → `HERALD_SWEEPER_INTERVAL_SECONDS`), `N` for a list index.
+    func environmentNames(prefix: String) -> Set<String> {
+        switch self {
+        case .value: return [prefix]
+        case .list(let element): return element.environmentNames(prefix: prefix + "_N")
+        case .object(let known, _):
+            var names: Set<String> = []
+            for (key, schema) in known { names.formUnion(schema.environmentNames(prefix: prefix + "_" + Self.upperSnake(key))) }
+            return names
+        }
+    }
+
+    /// `intervalSeconds` → `INTERVAL_SECONDS`, as swift-configuration spells environment names.
+    static func upperSnake(_ key: String) -> String {
+        var result = ""
+        for character in key {
+            if character.isUppercase, !result.isEmpty { result += "_" }
+            result += character.uppercased()
+        }
+        return result
+    }
+
     /// Checks `document` against this schema; the problem names the key by its path (`apps[0].apns.teamId`).
-    /// `null` is accepted anywhere and means "not set".
+    /// `null` means "not set", for a key; a list element must not be null.
     func check(_ document: JSONValue, path: String = "") throws(Problem) {
         if case .null = document { return }
         switch (self, document) {
@@ -45,7 +93,7 @@ indirect enum ConfigurationSchema: Sendable {
             throw Problem("'\(path)' must be a single value, not \(Self.article(document))")
         case (.value, _):
             return
-        case (.object(let known), .object(let members)):
+        case (.object(let known, let required), .object(let members)):
             for (key, value) in members.sorted(by: { $0.key < $1.key }) where !Self.isComment(key) {
                 let child = path.isEmpty ? key : "\(path).\(key)"
                 guard let schema = known[key] else {
@@ -53,10 +101,17 @@ indirect enum ConfigurationSchema: Sendable {
                 }
                 try schema.check(value, path: child)
             }
+            // After the unknown keys: `roles` for `role` is a typo to name, not a missing role.
+            for key in required.sorted() where members[key] == nil || members[key] == .null {
+                throw Problem("'\(path)' has no '\(key)'")
+            }
         case (.object, _):
             throw Problem("'\(path.isEmpty ? "the file" : path)' must be an object ({…}), not \(Self.article(document))")
         case (.list(let element), .array(let elements)):
-            for (index, value) in elements.enumerated() { try element.check(value, path: "\(path)[\(index)]") }
+            for (index, value) in elements.enumerated() {
+                if case .null = value { throw Problem("'\(path)[\(index)]' is null; leave it out of the list instead") }
+                try element.check(value, path: "\(path)[\(index)]")
+            }
         case (.list, _):
             throw Problem("'\(path)' must be a list ([…]), not \(Self.article(document))")
         }

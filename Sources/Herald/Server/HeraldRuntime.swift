@@ -77,11 +77,11 @@ public enum HeraldRuntime {
         }
     }
 
-    /// Binds the configured address once and lets it go, so a port in use or an address that is not
-    /// this machine's stops start-up with one line before anything else happens. (Another process could
+    /// Binds the configured address once and lets it go (port 0 too: a host that is not this machine's
+    /// or does not resolve), so a port in use or a bad address stops start-up with one line before
+    /// the database is touched. (Another process could
     /// still take the port in the moment between; the server's own bind then reports it the same way.)
     static func checkListenable(_ http: HeraldConfiguration.HTTP) async throws {
-        guard http.port != 0 else { return }
         do {
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -94,7 +94,7 @@ public enum HeraldRuntime {
 
     /// One operator-readable line for a failure to listen; nil for any other error.
     static func listenFailure(_ error: any Error, _ http: HeraldConfiguration.HTTP) -> StartupError? {
-        let address = "\(http.host):\(http.port)"
+        let address = http.host.contains(":") ? "[\(http.host)]:\(http.port)" : "\(http.host):\(http.port)"
         switch error {
         case let error as IOError where error.errnoCode == EADDRINUSE:
             return StartupError("cannot listen on \(address): address already in use")
@@ -102,6 +102,8 @@ public enum HeraldRuntime {
             return StartupError("cannot listen on \(address): \(error.description)")
         case let error as SocketAddressError:
             return StartupError("cannot listen on \(address): \(error)")
+        case let error as SocketAddressError.UnknownHost:
+            return StartupError("cannot listen on \(address): the host name does not resolve (\(error.errorDescription))")
         default:
             return nil
         }

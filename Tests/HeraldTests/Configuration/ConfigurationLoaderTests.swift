@@ -121,6 +121,17 @@ import Testing
         (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),
         (#"{"http": {"port": {"value": 1}}}"#, "'http.port' must be a single value, not an object"),
         (#"[1, 2]"#, "'the file' must be an object ({…}), not a list"),
+        // An entry the loader would stop reading at must not drop the ones after it silently.
+        (
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}, {"keys": [{"key": "j", "role": "client"}]}]}"#,
+            "'apps[1]' has no 'id'"
+        ),
+        (
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}, null, {"key": "j", "role": "admin"}]}]}"#,
+            "'apps[0].keys[1]' is null; leave it out of the list instead"
+        ),
+        (#"{"apps": [{"id": "a", "keys": [{"key": "k"}]}]}"#, "'apps[0].keys[0]' has no 'role'"),
+        (#"{"apps": [{"id": "a"}]}"#, "'apps[0]' has no 'keys'"),
     ])
     func unknownKeysAndWrongShapesAreRefusedWithTheNearestKey(_ contents: String, _ expected: String) throws {
         let message = try #require(try failure(contents))
@@ -154,6 +165,47 @@ import Testing
                 ])
         }
         #expect(fromEnvironment.apps.map(\.id) == ["e"], "apps from the environment count")
+    }
+
+    @Test func theExamplesPlaceholderKeysAreRefused() throws {
+        let message = try failure(
+            #"{"apps": [{"id": "shop", "keys": [{"key": "replace-with-a-long-random-client-key", "role": "client"}]}]}"#)
+        #expect(message?.contains("still the example's placeholder") == true, "\(message ?? "accepted")")
+        let shipped = FixtureFiles.path("deploy/herald.json")
+        #expect(throws: ConfigurationError.self, "deploy/herald.json as shipped must not serve") {
+            _ = try ConfigurationLoader.load(file: shipped, environment: [:])
+        }
+    }
+
+    /// An apns block holding only a passphrase is an apns block (and an incomplete one), not nothing.
+    @Test func anAPNsBlockWithAnyKnownKeyIsRead() throws {
+        let message = try failure(#"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}], "apns": {"passphrase": "x"}}]}"#)
+        #expect(message?.contains("app 'a' apns:") == true, "\(message ?? "accepted")")
+    }
+
+    /// A HERALD_* variable that names no setting is refused like an unknown key; the ones that are settings,
+    /// and those of the build, tests and benchmarks, pass.
+    @Test func unknownEnvironmentSettingsAreRefusedWithTheNearestName() throws {
+        func load(_ environment: [String: String]) -> String? {
+            do {
+                _ = try ConfigurationLoader.load(file: nil, environment: environment)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(
+            load(["HERALD_HTTP_PROT": "1"])
+                == "configuration: environment variable HERALD_HTTP_PROT is not a Herald setting (did you mean HERALD_HTTP_PORT?)")
+        #expect(load(["HERALD_SWEEPER_INTERVALSECONDS": "5"])?.contains("did you mean HERALD_SWEEPER_INTERVAL_SECONDS?") == true)
+        #expect(load(["HERALD_APPS_0_KEYS_0_ROLLE": "client"])?.contains("did you mean HERALD_APPS_N_KEYS_N_ROLE?") == true)
+        #expect(load(["HERALD_NOTHING_LIKE_IT": "x"])?.hasSuffix("is not a Herald setting") == true)
+        #expect(
+            load([
+                "HERALD_HTTP_PORT": "7000", "HERALD_DATABASE_POOL_SIZE": "4", "HERALD_DISPATCHER_PAGE_SIZE": "100",
+                "HERALD_APPS_0_APNS_CA_FILE": "", "HERALD_LOG_LEVEL": "debug", "HERALD_WARNINGS_AS_ERRORS": "1",
+                "HERALD_TEST_POSTGRES_URL": "x", "HERALD_BENCH_PORT": "1", "HERALD_BENCH": "1", "PATH": "/bin",
+            ]) == nil)
     }
 
     @Test func brokenJSONSaysWhere() throws {

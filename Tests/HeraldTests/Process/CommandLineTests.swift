@@ -68,6 +68,11 @@ import Testing
             (["serve", "--config", noApps, "--port", "0"], "unknown key 'app' (did you mean 'apps'?)"),
             (["serve", "--config", portOnly], "defines no apps"),
             (["serve", "--config", broken], "is not valid JSON: it breaks at line 2, column 14"),
+            (
+                ["serve", "--port", "0", "--host", "nosuchhost.invalid"],
+                "cannot listen on nosuchhost.invalid:0: the host name does not resolve"
+            ),
+            (["serve", "--port", "0", "--host", "192.0.2.1"], "cannot listen on 192.0.2.1:0:"),
             (["serve", "--config", badRole, "--port", "0"], "unknown role 'root'"),
             (["serve", "--config", duplicate, "--port", "0"], "duplicate app id 'a'"),
             (["serve", "--port", "0", "--database", "sqlite:///nonexistent-dir/h.sqlite"], "not writable"),
@@ -81,6 +86,7 @@ import Testing
         ]
         for (arguments, expected) in cases {
             let result = try await HeraldProcess.run(arguments, directory: scratch.url)
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("herald.sqlite")), "\(arguments) created the default database")
             #expect(result.code != 0, "\(arguments)")
             #expect(Self.problemLines(result.stderr).count == 1, "one line for \(arguments): \(result.stderr)")
             #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")

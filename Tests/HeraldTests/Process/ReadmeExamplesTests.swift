@@ -7,7 +7,7 @@ import Testing
 /// go to bash as written, against the built binary (and the mock APNs), and every `# → …` line must
 /// match what the command before it printed (`…` stands for anything). A README whose examples drift
 /// from what the server answers fails here.
-@Suite(.serialized) struct ReadmeExamplesTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ReadmeExamplesTests {
     /// What the README's blocks name, and what the test puts in their place.
     static let readmeServer = "http://127.0.0.1:8080"
     static let readmeMockControl = "http://127.0.0.1:2198"
@@ -40,29 +40,38 @@ import Testing
             ]))
         configuration.controlPort = 0
         let mock = try await APNsMock.start(configuration)
-        defer { Task { try? await mock.shutdown() } }
+        do {
+            try await Self.publishToTheMock(mock, scratch: scratch)
+        } catch {
+            try? await mock.shutdown()
+            throw error
+        }
+        try await mock.shutdown()
+    }
+
+    static func publishToTheMock(_ mock: APNsMock, scratch: Scratch) async throws {
         let controlPort = try #require(mock.controlPort)
 
         // deploy/herald-mock.json as shipped, but for the mock's free port; run from the repository's
         // root like the README says (its paths are relative to it), on a database of its own.
         let shipped = try String(contentsOf: FixtureFiles.root.appendingPathComponent("deploy/herald-mock.json"), encoding: .utf8)
-        #expect(shipped.contains(Self.readmeMock))
-        let config = try scratch.write("herald-mock.json", shipped.replacingOccurrences(of: Self.readmeMock, with: mock.baseURL))
+        #expect(shipped.contains(readmeMock))
+        let config = try scratch.write("herald-mock.json", shipped.replacingOccurrences(of: readmeMock, with: mock.baseURL))
         let server = try HeraldProcess(
             ["serve", "--config", config, "--port", "0", "--database", "sqlite://" + scratch.path("mock.sqlite")],
             directory: FixtureFiles.root)
         let base = try await server.waitUntilListening()
 
-        let block = try Self.block("mock")
-        #expect(block.contains { $0.command.hasPrefix("swift run apns-mock") })
-        #expect(block.contains { $0.command.hasPrefix("swift run herald serve --config deploy/herald-mock.json") })
-        let results = try Self.run(
-            block, prelude: "", directory: scratch.url,
+        let examples = try block("mock")
+        #expect(examples.contains { $0.command.hasPrefix("swift run apns-mock") })
+        #expect(examples.contains { $0.command.hasPrefix("swift run herald serve --config deploy/herald-mock.json") })
+        let results = try run(
+            examples, prelude: "", directory: scratch.url,
             substitutions: [
-                Self.readmeServer: base.absoluteString.trimmingSuffix("/"),
-                Self.readmeMockControl: "http://127.0.0.1:\(controlPort)",
+                readmeServer: base.absoluteString.trimmingSuffix("/"),
+                readmeMockControl: "http://127.0.0.1:\(controlPort)",
             ])
-        Self.check(results)
+        check(results)
         #expect(mock.notifications().count == 1)
         server.process.terminate()
         _ = try await server.waitForExit()
@@ -116,6 +125,8 @@ import Testing
         for (index, example) in runnable.enumerated() {
             var command = example.command
             for (from, to) in substitutions { command = command.replacingOccurrences(of: from, with: to) }
+            // A server that stopped answering must fail the test, not hang it.
+            command = command.replacingOccurrences(of: "curl -s ", with: "curl -s -m 10 ")
             script += "printf '\\n<<<\(index)>>>\\n'\n" + command + "\n"
         }
         let shell = Process()
