@@ -15,6 +15,22 @@ public final class HeraldProcess: Sendable {
         let text = Locked((stdout: "", stderr: ""))
         /// Pipes that reached end of file (the process closed them: it exited).
         let closed = Locked(0)
+
+        /// A pipe's readability handler that appends what arrives to stdout's text or stderr's, and counts
+        /// the end of file.
+        func reader(stdout: Bool) -> @Sendable (FileHandle) -> Void {
+            { [self] handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    closed.withLock { $0 += 1 }
+                }
+                let chunk = String(decoding: data, as: UTF8.self)
+                text.withLock { text in
+                    if stdout { text.stdout += chunk } else { text.stderr += chunk }
+                }
+            }
+        }
     }
 
     /// `swift test` builds every product next to the test bundle.
@@ -39,22 +55,8 @@ public final class HeraldProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.closed.withLock { $0 += 1 }
-            }
-            output.text.withLock { $0.stdout += String(decoding: data, as: UTF8.self) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.closed.withLock { $0 += 1 }
-            }
-            output.text.withLock { $0.stderr += String(decoding: data, as: UTF8.self) }
-        }
+        out.fileHandleForReading.readabilityHandler = output.reader(stdout: true)
+        err.fileHandleForReading.readabilityHandler = output.reader(stdout: false)
         try process.run()
     }
 
