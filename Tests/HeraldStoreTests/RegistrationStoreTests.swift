@@ -22,6 +22,44 @@ import Testing
         }
     }
 
+    /// Metadata round-trips, and a re-registration (also two calls in one batch) updates what it sends
+    /// and keeps the rest.
+    @Test(arguments: StoreBackendKind.allCases)
+    func metadataIsKeptAndUpdatedFieldByField(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, _ in
+            var first = try Fixture.request("d1")
+            first.metadata = DeviceMetadata(
+                installId: "install-1", deviceName: "John’s iPhone", deviceModel: "iPhone15,2", appVersion: "2.3", appBuild: "7",
+                locale: "de-CH", timeZone: "Europe/Zurich", location: DeviceLocation(lat: 47.5, lon: 8.25, accuracy: 12))
+            _ = try await store.register(app: "shop", first, now: t0)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0)?.metadata == first.metadata)
+
+            var update = try Fixture.request("d1", token: "eeff0011")
+            update.metadata = DeviceMetadata(appVersion: "2.4", location: DeviceLocation(lat: -33, lon: 151))
+            _ = try await store.register(app: "shop", update, now: t0.adding(milliseconds: 1))
+            var expected = first.metadata
+            expected.appVersion = "2.4"
+            expected.location = DeviceLocation(lat: -33, lon: 151)
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0)?.metadata == expected)
+
+            // A plain Backendless registration (no metadata) changes none of it.
+            _ = try await store.register(app: "shop", try Fixture.request("d1"), now: t0.adding(milliseconds: 2))
+            #expect(try await store.device(app: "shop", deviceId: "d1", now: t0)?.metadata == expected)
+
+            // Two calls for one device that land in the same batch merge as if applied in order.
+            var a = try Fixture.request("d2")
+            a.metadata = DeviceMetadata(installId: "install-2", locale: "fr")
+            var b = try Fixture.request("d2")
+            b.metadata = DeviceMetadata(locale: "fr-CA")
+            async let one = store.register(app: "shop", a, now: t0)
+            async let two = store.register(app: "shop", b, now: t0.adding(milliseconds: 1))
+            _ = try await (one, two)
+            let merged = try await store.device(app: "shop", deviceId: "d2", now: t0)?.metadata
+            #expect(merged?.installId == "install-2")
+            #expect(merged?.locale == "fr-CA" || merged?.locale == "fr", "whichever call the store applied last")
+        }
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func appsAreIsolated(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, _ in

@@ -67,17 +67,35 @@ struct RegistrationRoutes {
 extension DeviceRegistration {
     /// The Backendless GET shape, plus the registry fields Herald keeps.
     var json: JSONValue {
-        .object([
-            "id": .string(registrationId),
-            "deviceToken": .string(deviceToken),
-            "deviceId": .string(deviceId),
-            "os": .string(os.rawValue),
-            "osVersion": osVersion.map(JSONValue.string) ?? .null,
-            "channels": .array(channels.map { .string($0.rawValue) }),
-            "expiration": expiration.map { .integer($0.milliseconds) } ?? .null,
-            "createdAt": .integer(createdAt.milliseconds),
-            "lastSeenAt": .integer(lastSeenAt.milliseconds),
-            "isActive": .bool(isActive),
-        ])
+        .object(
+            [
+                "id": .string(registrationId),
+                "deviceToken": .string(deviceToken),
+                "deviceId": .string(deviceId),
+                "os": .string(os.rawValue),
+                "osVersion": osVersion.map(JSONValue.string) ?? .null,
+                "channels": .array(channels.map { .string($0.rawValue) }),
+                "expiration": expiration.map { .integer($0.milliseconds) } ?? .null,
+                "createdAt": .integer(createdAt.milliseconds),
+                "lastSeenAt": .integer(lastSeenAt.milliseconds),
+                "isActive": .bool(isActive),
+            ].merging(metadata.jsonFields) { field, _ in field })
+    }
+}
+
+extension DeviceMetadata {
+    /// Every metadata field, null when the app never sent it, so the answer always has the same keys.
+    var jsonFields: [String: JSONValue] {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        return [
+            "installId": text(installId), "deviceName": text(deviceName), "deviceModel": text(deviceModel),
+            "appVersion": text(appVersion), "appBuild": text(appBuild), "locale": text(locale), "timeZone": text(timeZone),
+            "location": location.map { location in
+                .object([
+                    "lat": .number(location.lat), "lon": .number(location.lon),
+                    "accuracy": location.accuracy.map(JSONValue.number) ?? .null,
+                ])
+            } ?? .null,
+        ]
     }
 }

@@ -13,11 +13,13 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var createdAt: Timestamp
     public var lastSeenAt: Timestamp
     public var isActive: Bool
+    /// What the app has told Herald about the install, over all its calls.
+    public var metadata: DeviceMetadata
 
     public init(
         registrationId: String, deviceId: String, deviceToken: String, os: DeviceOS, osVersion: String?,
         channels: [ChannelName], expiration: Timestamp?, createdAt: Timestamp, lastSeenAt: Timestamp,
-        isActive: Bool
+        isActive: Bool, metadata: DeviceMetadata = DeviceMetadata()
     ) {
         self.registrationId = registrationId
         self.deviceId = deviceId
@@ -29,6 +31,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
         self.isActive = isActive
+        self.metadata = metadata
     }
 }
 

@@ -8,10 +8,12 @@ public struct RegistrationRequest: Sendable, Equatable {
     /// Distinct channels in the order given; never empty (`default` when none were named).
     public var channels: [ChannelName]
     public var expiration: Expiration?
+    /// What the app sent about the install (`installId`, `appVersion`, …); the rest stays as stored.
+    public var metadata: DeviceMetadata
 
     public init(
         deviceId: DeviceID, deviceToken: DeviceToken, os: DeviceOS, osVersion: String?,
-        channels: [ChannelName], expiration: Expiration?
+        channels: [ChannelName], expiration: Expiration?, metadata: DeviceMetadata = DeviceMetadata()
     ) {
         self.deviceId = deviceId
         self.deviceToken = deviceToken
@@ -19,6 +21,7 @@ public struct RegistrationRequest: Sendable, Equatable {
         self.osVersion = osVersion
         self.channels = channels.isEmpty ? [.default] : channels
         self.expiration = expiration
+        self.metadata = metadata
     }
 
     /// Validates a decoded body. Unknown keys are ignored, as Backendless does.
@@ -44,7 +47,8 @@ public struct RegistrationRequest: Sendable, Equatable {
             os: os,
             osVersion: osVersion,
             channels: try Self.channels(body["channels"]),
-            expiration: try Expiration.parse(body["expiration"] ?? .null, now: now))
+            expiration: try Expiration.parse(body["expiration"] ?? .null, now: now),
+            metadata: try DeviceMetadata(json: body))
     }
 
     static func optionalString(_ body: [String: JSONValue], _ key: String) throws(HeraldFault) -> String? {

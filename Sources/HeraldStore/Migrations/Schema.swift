@@ -153,5 +153,14 @@ enum Schema {
                 "CREATE TABLE herald_turns (name TEXT PRIMARY KEY, last_run_at BIGINT NOT NULL)"
             ]
         },
+        Migration(name: "0006_device_metadata") { _ in
+            // What the app tells Herald about each install (all optional; a later call updates what it
+            // sends and keeps the rest). One column per statement: SQLite adds one column at a time.
+            [
+                ("install_id", "TEXT"), ("device_name", "TEXT"), ("device_model", "TEXT"), ("app_version", "TEXT"),
+                ("app_build", "TEXT"), ("locale", "TEXT"), ("time_zone", "TEXT"), ("location_lat", "DOUBLE PRECISION"),
+                ("location_lon", "DOUBLE PRECISION"), ("location_accuracy", "DOUBLE PRECISION"),
+            ].map { column, type in "ALTER TABLE devices ADD COLUMN \(column) \(type)" }
+        },
     ]
 }

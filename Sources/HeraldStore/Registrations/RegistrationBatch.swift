@@ -72,36 +72,51 @@ struct RegistrationBatch {
     }
 
     /// Inserts new devices and refreshes known ones. A new token re-activates a device that was
-    /// deactivated for its old one; the same token keeps the device's state.
+    /// deactivated for its old one; the same token keeps the device's state. Metadata a call does not
+    /// send keeps its stored value (and, for a device named twice in the batch, the earlier call's).
     func upsertDevices(_ db: any SQLDatabase) async throws -> [DeviceKey: (id: Int64, registrationId: String)] {
         var latest: [DeviceKey: Call] = [:]
         var order: [DeviceKey] = []
         for call in calls {
             let key = DeviceKey(call)
-            if latest.updateValue(call, forKey: key) == nil { order.append(key) }
+            guard let earlier = latest[key] else {
+                latest[key] = call
+                order.append(key)
+                continue
+            }
+            var request = call.request
+            request.metadata = request.metadata.merged(over: earlier.request.metadata)
+            latest[key] = Call(app: call.app, request: request, now: call.now)
         }
         // Rows are written in key order, so two concurrent batches lock shared rows in the same order
         // and cannot deadlock (PostgreSQL locks each row as its upsert reaches it).
         order.sort()
         var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
-        for chunk in order.chunks(ofCount: Self.maxBinds / 9) {
+        for chunk in order.chunks(ofCount: Self.maxBinds / 19) {
             let values = chunk.map { key -> SQLQueryString in
                 let call = latest[key]!
                 let request = call.request
                 let now = call.now.milliseconds
+                let metadata = request.metadata
                 return """
                     (\(bind: call.app), \(bind: request.deviceId.rawValue), \(bind: Self.newId()), \(bind: request.deviceToken.rawValue), \
-                    \(bind: request.os.rawValue), \(bind: request.osVersion), \(bind: now), \(bind: now), \(bind: true))
+                    \(bind: request.os.rawValue), \(bind: request.osVersion), \(bind: now), \(bind: now), \(bind: true), \
+                    \(bind: metadata.installId), \(bind: metadata.deviceName), \(bind: metadata.deviceModel), \(bind: metadata.appVersion), \
+                    \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone), \
+                    \(bind: metadata.location?.lat), \(bind: metadata.location?.lon), \(bind: metadata.location?.accuracy))
                     """
             }
             let rows = try await db.raw(
                 """
-                INSERT INTO devices (app_id, device_id, registration_id, device_token, os, os_version, created_at, last_seen_at, is_active)
+                INSERT INTO devices (app_id, device_id, registration_id, device_token, os, os_version, created_at, last_seen_at, is_active,
+                    install_id, device_name, device_model, app_version, app_build, locale, time_zone,
+                    location_lat, location_lon, location_accuracy)
                 VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (app_id, device_id) DO UPDATE SET
                     device_token = excluded.device_token, os = excluded.os, os_version = excluded.os_version,
                     last_seen_at = excluded.last_seen_at,
-                    is_active = CASE WHEN devices.device_token = excluded.device_token THEN devices.is_active ELSE TRUE END
+                    is_active = CASE WHEN devices.device_token = excluded.device_token THEN devices.is_active ELSE TRUE END,
+                    \(unsafeRaw: Self.keepUnsent)
                 RETURNING id, app_id, device_id, registration_id
                 """
             ).all()
@@ -196,6 +211,16 @@ struct RegistrationBatch {
     }
 
     static func newId() -> String { UUID().uuidString.lowercased() }
+
+    /// The upsert's SET for the metadata columns: what the call sent, else what is stored. The three
+    /// location columns move together (a location is sent whole), keyed on its latitude.
+    static let keepUnsent: String = {
+        let texts = ["install_id", "device_name", "device_model", "app_version", "app_build", "locale", "time_zone"]
+            .map { "\($0) = COALESCE(excluded.\($0), devices.\($0))" }
+        let location = ["location_lat", "location_lon", "location_accuracy"]
+            .map { "\($0) = CASE WHEN excluded.location_lat IS NULL THEN devices.\($0) ELSE excluded.\($0) END" }
+        return (texts + location).joined(separator: ",\n    ")
+    }()
 }
 
 extension Array {

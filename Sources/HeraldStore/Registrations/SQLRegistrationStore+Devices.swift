@@ -7,7 +7,9 @@ extension SQLRegistrationStore {
             let rows = try await db.raw(
                 """
                 SELECT d.registration_id, d.device_id AS device_key, d.device_token, d.os, d.os_version,
-                       d.created_at, d.last_seen_at, d.is_active, c.name, r.expires_at
+                       d.created_at, d.last_seen_at, d.is_active, c.name, r.expires_at,
+                       d.install_id, d.device_name, d.device_model, d.app_version, d.app_build, d.locale, d.time_zone,
+                       d.location_lat, d.location_lon, d.location_accuracy
                 FROM devices d
                 JOIN registrations r ON r.device_id = d.id
                 JOIN channels c ON c.id = r.channel_id
@@ -35,7 +37,8 @@ extension SQLRegistrationStore {
                 expiration: earliest.map(Timestamp.init(milliseconds:)),
                 createdAt: Timestamp(milliseconds: try first.decode(column: "created_at", as: Int64.self)),
                 lastSeenAt: Timestamp(milliseconds: try first.decode(column: "last_seen_at", as: Int64.self)),
-                isActive: try first.decode(column: "is_active", as: Bool.self))
+                isActive: try first.decode(column: "is_active", as: Bool.self),
+                metadata: try Self.metadata(first))
         }
     }
 
@@ -77,5 +80,20 @@ extension SQLRegistrationStore {
             """
         ).first()
         return try row?.decode(column: "live", as: Int.self) ?? 0
+    }
+
+    /// The metadata columns of a `devices` row.
+    static func metadata(_ row: any SQLRow) throws -> DeviceMetadata {
+        func text(_ column: String) throws -> String? { try row.decode(column: column, as: String?.self) }
+        var location: DeviceLocation?
+        if let lat = try row.decode(column: "location_lat", as: Double?.self),
+            let lon = try row.decode(column: "location_lon", as: Double?.self)
+        {
+            location = DeviceLocation(lat: lat, lon: lon, accuracy: try row.decode(column: "location_accuracy", as: Double?.self))
+        }
+        return DeviceMetadata(
+            installId: try text("install_id"), deviceName: try text("device_name"), deviceModel: try text("device_model"),
+            appVersion: try text("app_version"), appBuild: try text("app_build"), locale: try text("locale"),
+            timeZone: try text("time_zone"), location: location)
     }
 }

@@ -42,6 +42,51 @@ import Testing
         }
     }
 
+    /// The registry's metadata over HTTP: sent, read back, updated field by field; a body without it
+    /// (every Backendless SDK) answers every field null; limits and types as the contract says.
+    @Test func deviceMetadataRoundTripsAndIsCheckedOverHTTP() async throws {
+        try await TestHerald.with { h in
+            let plain = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "p1"}"#)
+            #expect(plain.status == .ok)
+            let bare = try #require(try await h.client.call(.get, base + "/p1").body[0])
+            for field in ["installId", "deviceName", "deviceModel", "appVersion", "appBuild", "locale", "timeZone", "location"] {
+                #expect(bare[field] == .null, "\(field)")
+            }
+
+            let full = try await h.client.call(
+                .post, base,
+                json: #"""
+                    {"deviceToken": "ab", "deviceId": "m1", "installId": "inst-9", "deviceName": "John’s iPhone",
+                     "deviceModel": "iPhone15,2", "appVersion": "2.3", "appBuild": "41", "locale": "en-GB",
+                     "timeZone": "Europe/London", "location": {"lat": 51.5, "lon": -0.125, "accuracy": 20}}
+                    """#)
+            #expect(full.status == .ok, "\(full.body)")
+            _ = try await h.client.call(.post, base, json: #"{"deviceToken": "cd", "deviceId": "m1", "appVersion": "2.4"}"#)
+            let device = try #require(try await h.client.call(.get, base + "/m1").body[0])
+            #expect(device["installId"] == .string("inst-9"))
+            #expect(device["deviceName"] == .string("John’s iPhone"))
+            #expect(device["deviceModel"] == .string("iPhone15,2"))
+            #expect(device["appVersion"] == .string("2.4"), "updated")
+            #expect(device["appBuild"] == .string("41"), "kept")
+            #expect(device["locale"] == .string("en-GB"))
+            #expect(device["timeZone"] == .string("Europe/London"))
+            // A whole number of metres is written without a fraction, so it reads back as an integer.
+            #expect(device["location"] == .object(["lat": .number(51.5), "lon": .number(-0.125), "accuracy": .integer(20)]))
+            #expect(device["deviceToken"] == .string("cd"))
+
+            let long = try await h.client.call(
+                .post, base, json: #"{"deviceToken": "ab", "deviceId": "m2", "appBuild": "\#(String(repeating: "9", count: 33))"}"#)
+            #expect(long.status == .badRequest)
+            #expect(long.body.code == 8000)
+            #expect(long.body.faultMessage?.contains("appBuild") == true)
+            let far = try await h.client.call(
+                .post, base, json: #"{"deviceToken": "ab", "deviceId": "m2", "location": {"lat": 100, "lon": 0}}"#)
+            #expect(far.status == .badRequest)
+            #expect(far.body.code == 8008)
+            #expect(try await h.client.call(.get, base + "/m2").status == .notFound, "nothing half-written")
+        }
+    }
+
     /// The Backendless Swift SDK asks for push templates after each registration; an error there would reach
     /// the app's error handler although the registration succeeded.
     @Test func pushTemplatesAreAnEmptySetForTheSDKs() async throws {
