@@ -7,6 +7,14 @@ import NIOCore
 enum JSONBody {
     /// Reads and parses the request body; over 64 KiB is 413/8000 naming "body", non-JSON is 8002.
     static func read(_ request: Request) async throws -> JSONValue {
+        guard let value = try await readOptional(request) else {
+            throw HeraldFault.unparsable("the body is empty; a JSON object is expected")
+        }
+        return value
+    }
+
+    /// Like `read`, for routes whose body may be left out: nil when it is empty.
+    static func readOptional(_ request: Request) async throws -> JSONValue? {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -14,8 +22,15 @@ enum JSONBody {
         } catch is NIOTooManyBytesError {
             throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
         }
-        if buffer.readableBytes == 0 { throw HeraldFault.unparsable("the body is empty; a JSON object is expected") }
+        if buffer.readableBytes == 0 { return nil }
         return try JSONValue.parse(buffer.readableBytesView)
+    }
+
+    /// A typed answer, encoded as JSON with sorted keys.
+    static func response(encoding value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.herald.encode(value))))
     }
 
     /// A JSON response with the given status.

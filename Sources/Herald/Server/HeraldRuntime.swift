@@ -65,7 +65,8 @@ public enum HeraldRuntime {
         let directory = try AppDirectory(apps: apps)
         let announced = demo
         let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend), apps: directory, clock: clock,
+            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
+            registry: SQLDeviceRegistry(backend: backend), apps: directory, clock: clock,
             logger: logger,
             onServerRunning: { port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// the same server the binary runs, with their own store, clock and port 0.
 public enum HeraldServer {
     static func makeRouter(
-        store: any RegistrationStore, messages: any MessageStore, apps: AppDirectory,
+        store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
         clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
@@ -18,6 +18,7 @@ public enum HeraldServer {
         MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         PushTemplateRoutes(apps: apps).add(to: router)
+        DeviceRoutes(registry: registry, apps: apps, clock: clock).add(to: router)
         return router
     }
 
@@ -28,6 +29,7 @@ public enum HeraldServer {
         configuration: HeraldConfiguration,
         store: any RegistrationStore,
         messages: any MessageStore,
+        registry: any DeviceRegistryStore,
         apps: AppDirectory,
         clock: any WallClock = SystemClock(),
         logger: Logger,
@@ -43,7 +45,9 @@ public enum HeraldServer {
             services.append(SweeperService(sweeper: sweeper, intervalSeconds: configuration.sweeper.intervalSeconds, logger: logger))
         }
         return Application(
-            router: makeRouter(store: store, messages: messages, apps: apps, clock: clock, sweeper: sweeper, dispatcher: dispatcher),
+            router: makeRouter(
+                store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
+                dispatcher: dispatcher),
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
                 serverName: "Herald"),

@@ -249,7 +249,7 @@ extension SQLMessageStore {
             for deactivation in checkpoint.deactivate {
                 let rows = try await db.raw(
                     """
-                    UPDATE devices SET is_active = \(bind: false)
+                    UPDATE devices SET is_active = \(bind: false), deactivated_by = \(bind: DeactivatedBy.apns.rawValue)
                     WHERE id = \(bind: deactivation.deviceKey) AND device_token = \(bind: deactivation.deviceToken)
                       AND is_active = \(bind: true)
                     RETURNING id

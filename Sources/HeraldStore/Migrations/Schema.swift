@@ -162,5 +162,29 @@ enum Schema {
                 ("location_lon", "DOUBLE PRECISION"), ("location_accuracy", "DOUBLE PRECISION"),
             ].map { column, type in "ALTER TABLE devices ADD COLUMN \(column) \(type)" }
         },
+        Migration(name: "0007_launches") { dialect in
+            // Launches: counts on the device, and a capped history of each launch. Who switched a
+            // device off (admin or apns) and the admin's reason, which a launch check answers.
+            [
+                "ALTER TABLE devices ADD COLUMN launch_count BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE devices ADD COLUMN first_launch_at BIGINT",
+                "ALTER TABLE devices ADD COLUMN last_launch_at BIGINT",
+                "ALTER TABLE devices ADD COLUMN deactivated_by TEXT",
+                "ALTER TABLE devices ADD COLUMN inactive_reason TEXT",
+                // Devices deactivated before this migration were deactivated for their token.
+                "UPDATE devices SET deactivated_by = 'apns' WHERE is_active = FALSE",
+                """
+                CREATE TABLE launches (
+                    id \(dialect.identity),
+                    device_id BIGINT NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+                    launched_at BIGINT NOT NULL,
+                    app_version TEXT,
+                    app_build TEXT
+                )
+                """,
+                // A device's launches newest first (history pages, and the cap's OFFSET).
+                "CREATE INDEX launches_by_device ON launches (device_id, id)",
+            ]
+        },
     ]
 }

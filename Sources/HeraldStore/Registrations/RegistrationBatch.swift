@@ -71,8 +71,9 @@ struct RegistrationBatch {
         static func < (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool { (lhs.channel, lhs.device) < (rhs.channel, rhs.device) }
     }
 
-    /// Inserts new devices and refreshes known ones. A new token re-activates a device that was
-    /// deactivated for its old one; the same token keeps the device's state. Metadata a call does not
+    /// Inserts new devices and refreshes known ones. A new token re-activates a device that APNs
+    /// deactivated for its old one; the same token keeps the device's state, and so does a device an
+    /// admin switched off (only an admin switches it on again). Metadata a call does not
     /// send keeps its stored value (and, for a device named twice in the batch, the earlier call's).
     func upsertDevices(_ db: any SQLDatabase) async throws -> [DeviceKey: (id: Int64, registrationId: String)] {
         var latest: [DeviceKey: Call] = [:]
@@ -115,7 +116,10 @@ struct RegistrationBatch {
                 ON CONFLICT (app_id, device_id) DO UPDATE SET
                     device_token = excluded.device_token, os = excluded.os, os_version = excluded.os_version,
                     last_seen_at = excluded.last_seen_at,
-                    is_active = CASE WHEN devices.device_token = excluded.device_token THEN devices.is_active ELSE TRUE END,
+                    is_active = CASE WHEN devices.deactivated_by = 'admin' OR devices.device_token = excluded.device_token
+                        THEN devices.is_active ELSE TRUE END,
+                    deactivated_by = CASE WHEN devices.deactivated_by = 'admin' OR devices.device_token = excluded.device_token
+                        THEN devices.deactivated_by ELSE NULL END,
                     \(unsafeRaw: Self.keepUnsent)
                 RETURNING id, app_id, device_id, registration_id
                 """

@@ -67,7 +67,7 @@ enum PublishHarness {
         configuration.dispatcher = settings
         let app = HeraldServer.makeApplication(
             configuration: configuration, store: store, messages: messages,
-            apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+            registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
         var failure: (any Error)?
         do {
             try await app.test(.router) { client in

@@ -42,7 +42,7 @@ enum TestHerald {
         configuration.sweeper.intervalSeconds = 0
         let app = HeraldServer.makeApplication(
             configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-            apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+            registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
         do {
             try await app.test(setup) { client in try await body(Harness(client: client, store: store, clock: clock)) }
         } catch {
