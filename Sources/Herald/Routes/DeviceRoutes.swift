@@ -11,8 +11,75 @@ struct DeviceRoutes {
     let clock: any WallClock
 
     func add(to router: Router<some RequestContext>) {
-        router.post("/{appId}/{apiKey}/devices/{deviceId}/launches") { request, context in try await launch(request, context) }
+        let device = "/{appId}/{apiKey}/devices/{deviceId}"
+        router.post(RouterPath(device + "/launches")) { request, context in try await launch(request, context) }
+        router.get(RouterPath(device + "/launches")) { request, context in try await launches(request, context) }
+        router.get(RouterPath(device)) { _, context in try await record(context) }
+        router.delete(RouterPath(device)) { _, context in try await erase(context) }
+        router.post(RouterPath(device + "/deactivate")) { request, context in try await deactivate(request, context) }
+        router.post(RouterPath(device + "/activate")) { _, context in try await activate(context) }
     }
+
+    /// The device's whole record (admin).
+    func record(_ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .admin)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        guard let record = try await registry.record(app: scope.appId, deviceId: deviceId, now: clock.now) else {
+            throw HeraldFault.unknownDevice
+        }
+        return try JSONBody.response(encoding: DeviceRecordAnswer(record))
+    }
+
+    /// Switches the device off (admin): no pushes, and its launches answer `allowed: false` with the reason.
+    func deactivate(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .admin)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        var reason: String?
+        switch try await JSONBody.readOptional(request) {
+        case nil: break
+        case .object(let body)?:
+            reason = try RegistrationRequest.optionalString(body, "reason")
+            if let reason { try Limits.check("reason", reason, limit: Self.reasonLimit) }
+        case let other?: throw HeraldFault.unparsable("the body must be a JSON object, not \(other.typeName)")
+        }
+        guard try await registry.setActive(app: scope.appId, deviceId: deviceId, active: false, reason: reason, now: clock.now) else {
+            throw HeraldFault.unknownDevice
+        }
+        return JSONBody.response(.object(["result": .bool(true), "isActive": .bool(false)]))
+    }
+
+    /// Switches the device on again (admin), whoever switched it off.
+    func activate(_ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .admin)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        guard try await registry.setActive(app: scope.appId, deviceId: deviceId, active: true, reason: nil, now: clock.now) else {
+            throw HeraldFault.unknownDevice
+        }
+        return JSONBody.response(.object(["result": .bool(true), "isActive": .bool(true)]))
+    }
+
+    /// Erasure on request (admin): the device, its registrations and its launches.
+    func erase(_ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .admin)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        guard try await registry.erase(app: scope.appId, deviceId: deviceId) else { throw HeraldFault.unknownDevice }
+        return JSONBody.response(.object(["result": .bool(true)]))
+    }
+
+    /// The device's launches, newest first, a page at a time (admin).
+    func launches(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .admin)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        let page = try Page(request)
+        guard let entries = try await registry.launches(app: scope.appId, deviceId: deviceId, before: page.cursor, limit: page.limit + 1)
+        else { throw HeraldFault.unknownDevice }
+        let shown = entries.prefix(page.limit)
+        let next = entries.count > page.limit ? shown.last.map { String($0.cursor) } : nil
+        return try JSONBody.response(encoding: LaunchPage(launches: shown.map(LaunchPage.Entry.init), nextCursor: next))
+    }
+
+    /// Characters of an admin's deactivation reason at most.
+    static let reasonLimit = 512
 
     /// Records a launch and answers whether the app may run. The body is optional: no body, or one with
     /// any of the registration's metadata fields.
@@ -45,5 +112,106 @@ struct LaunchAnswer: Encodable {
         try container.encode(record.launchCount, forKey: .launchCount)
         try container.encode(record.firstLaunchAt.milliseconds, forKey: .firstLaunchAt)
         try container.encode(record.lastLaunchAt.milliseconds, forKey: .lastLaunchAt)
+    }
+}
+
+/// `?limit=&cursor=` of the registry's lists: limit 1–1000 (default 100), cursor as a previous page gave it.
+struct Page {
+    var limit = 100
+    var cursor: Int64?
+
+    init(_ request: Request) throws(HeraldFault) {
+        let query = request.uri.queryParameters
+        if let text = query["limit"].map(String.init) {
+            guard let value = Int(text), (1...1000).contains(value) else {
+                throw .invalidParameter("limit", "expected a whole number from 1 to 1000")
+            }
+            limit = value
+        }
+        if let text = query["cursor"].map(String.init), !text.isEmpty {
+            guard let value = Int64(text), value > 0 else { throw .invalidParameter("cursor", "not a cursor this list gave") }
+            cursor = value
+        }
+    }
+}
+
+struct LaunchPage: Encodable {
+    struct Entry: Encodable {
+        let launchedAt: Int64
+        let appVersion: String?
+        let appBuild: String?
+
+        init(_ entry: LaunchEntry) {
+            launchedAt = entry.launchedAt.milliseconds
+            appVersion = entry.appVersion
+            appBuild = entry.appBuild
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(launchedAt, forKey: .launchedAt)
+            try container.encode(appVersion, forKey: .appVersion)
+            try container.encode(appBuild, forKey: .appBuild)
+        }
+
+        enum CodingKeys: String, CodingKey { case launchedAt, appVersion, appBuild }
+    }
+
+    let launches: [Entry]
+    let nextCursor: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(launches, forKey: .launches)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    enum CodingKeys: String, CodingKey { case launches, nextCursor }
+}
+
+/// The admin's `GET …/devices/{deviceId}`: every field, null when unknown.
+struct DeviceRecordAnswer: Encodable {
+    let record: DeviceRecord
+
+    init(_ record: DeviceRecord) { self.record = record }
+
+    struct Key: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(record.deviceId, forKey: Key("deviceId"))
+        try container.encode(record.deviceToken.isEmpty ? nil : record.deviceToken, forKey: Key("deviceToken"))
+        try container.encode(record.os?.rawValue, forKey: Key("os"))
+        try container.encode(record.osVersion, forKey: Key("osVersion"))
+        for (name, value) in record.metadata.jsonFields { try container.encode(value, forKey: Key(name)) }
+        try container.encode(
+            record.channels.map { ChannelEntry(name: $0.name.rawValue, expiration: $0.expiration?.milliseconds) }, forKey: Key("channels"))
+        try container.encode(record.isActive, forKey: Key("isActive"))
+        try container.encode(record.inactiveReason, forKey: Key("inactiveReason"))
+        try container.encode(record.deactivatedBy?.rawValue, forKey: Key("deactivatedBy"))
+        try container.encode(record.launchCount, forKey: Key("launchCount"))
+        try container.encode(record.firstLaunchAt?.milliseconds, forKey: Key("firstLaunchAt"))
+        try container.encode(record.lastLaunchAt?.milliseconds, forKey: Key("lastLaunchAt"))
+        try container.encode(record.createdAt.milliseconds, forKey: Key("createdAt"))
+        try container.encode(record.lastSeenAt.milliseconds, forKey: Key("lastSeenAt"))
+    }
+
+    struct ChannelEntry: Encodable {
+        let name: String
+        let expiration: Int64?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(expiration, forKey: .expiration)
+        }
+
+        enum CodingKeys: String, CodingKey { case name, expiration }
     }
 }

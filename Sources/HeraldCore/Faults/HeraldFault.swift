@@ -54,6 +54,9 @@ extension HeraldFault {
         code: 5000, kind: .notFound,
         message: "Unable to retrieve device registration - unknown device ID")
 
+    /// The registry's admin routes: the app has no device of that id (registered or only launched).
+    public static let unknownDevice = HeraldFault(code: 5000, kind: .notFound, message: "Unknown device ID")
+
     public static let unknownDeviceOnDelete = HeraldFault(
         code: 5001, kind: .notFound,
         message: "Unable to cancel device registration - unknown device ID")

@@ -51,7 +51,8 @@ public struct RegistrationRequest: Sendable, Equatable {
             metadata: try DeviceMetadata(json: body))
     }
 
-    static func optionalString(_ body: [String: JSONValue], _ key: String) throws(HeraldFault) -> String? {
+    /// A string field of a body: nil when absent or null; 8008 for another JSON type or a control character.
+    public static func optionalString(_ body: [String: JSONValue], _ key: String) throws(HeraldFault) -> String? {
         switch body[key] {
         case nil, .null: return nil
         case .string(let value):

@@ -4,7 +4,8 @@ import SQLKit
 /// The one `RegistrationStore`, written against SQLKit so SQLite and PostgreSQL share every query.
 /// Values reach SQL only as bind parameters.
 public struct SQLRegistrationStore: RegistrationStore {
-    let backend: any SQLBackend
+    /// The database it works on (tests and the benchmarks read rows through it directly).
+    public let backend: any SQLBackend
     /// Concurrent register calls are written together (see `RegistrationBatch`).
     let registrations: Batcher<RegistrationBatch.Call, RegistrationReceipt>
 

@@ -7,4 +7,19 @@ public protocol DeviceRegistryStore: Sendable {
     /// token: not a push target until it registers one), and updating the metadata the launch sent.
     /// Durable when it returns. `allowed` is false only while an admin has the device switched off.
     func recordLaunch(app: String, deviceId: DeviceID, metadata: DeviceMetadata, now: Timestamp) async throws -> LaunchRecord
+
+    /// The whole record of a device (registered, or only launched), or nil when the app has no such device.
+    func record(app: String, deviceId: String, now: Timestamp) async throws -> DeviceRecord?
+
+    /// Switches a device off (`reason` kept and answered to its launches) or on, as an admin. An admin's
+    /// switch-off blocks pushes and launches and survives a new token; switching on lifts any deactivation.
+    /// False when the app has no such device.
+    func setActive(app: String, deviceId: String, active: Bool, reason: String?, now: Timestamp) async throws -> Bool
+
+    /// Deletes the device with its registrations and launches (erasure on request). False when unknown.
+    func erase(app: String, deviceId: String) async throws -> Bool
+
+    /// A page of the device's launches, newest first, before `cursor` (nil: from the newest); nil when the
+    /// app has no such device.
+    func launches(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [LaunchEntry]?
 }

@@ -18,7 +18,9 @@ enum TestHerald {
                 APIKey(key: "k-client", role: .client),
                 APIKey(key: "k-server", role: .server),
                 APIKey(key: "k-admin", role: .admin),
-            ])
+            ]),
+        // A second app, for isolation: its admin key must see nothing of shop's.
+        AppConfiguration(id: "blog", keys: [APIKey(key: "b-admin", role: .admin)]),
     ]
 
     struct Harness {

@@ -1,0 +1,95 @@
+import HeraldCore
+import SQLKit
+
+extension SQLDeviceRegistry {
+    public func record(app: String, deviceId: String, now: Timestamp) async throws -> DeviceRecord? {
+        try await backend.read { db in
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT id, device_id, device_token, os, os_version, is_active, inactive_reason, deactivated_by,
+                           launch_count, first_launch_at, last_launch_at, created_at, last_seen_at,
+                           install_id, device_name, device_model, app_version, app_build, locale, time_zone,
+                           location_lat, location_lon, location_accuracy
+                    FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
+                    """
+                ).first()
+            else { return nil }
+            let channelRows = try await db.raw(
+                """
+                SELECT c.name, r.expires_at FROM registrations r JOIN channels c ON c.id = r.channel_id
+                WHERE r.device_id = \(bind: try row.decode(column: "id", as: Int64.self))
+                  AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
+                """
+            ).all()
+            let channels = try channelRows.map { channel in
+                DeviceRecord.Channel(
+                    name: try ChannelName(validating: try channel.decode(column: "name", as: String.self)),
+                    expiration: try channel.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:)))
+            }.sorted { $0.name < $1.name }
+            let os = try row.decode(column: "os", as: String.self)
+            func time(_ column: String) throws -> Timestamp? {
+                try row.decode(column: column, as: Int64?.self).map(Timestamp.init(milliseconds:))
+            }
+            return DeviceRecord(
+                deviceId: try row.decode(column: "device_id", as: String.self),
+                deviceToken: try row.decode(column: "device_token", as: String.self),
+                os: os.isEmpty ? nil : try DeviceOS(parsing: os),
+                osVersion: try row.decode(column: "os_version", as: String?.self),
+                metadata: try SQLRegistrationStore.metadata(row),
+                channels: channels,
+                isActive: try row.decode(column: "is_active", as: Bool.self),
+                inactiveReason: try row.decode(column: "inactive_reason", as: String?.self),
+                deactivatedBy: try row.decode(column: "deactivated_by", as: String?.self).flatMap(DeactivatedBy.init(rawValue:)),
+                launchCount: try row.decode(column: "launch_count", as: Int64.self),
+                firstLaunchAt: try time("first_launch_at"), lastLaunchAt: try time("last_launch_at"),
+                createdAt: Timestamp(milliseconds: try row.decode(column: "created_at", as: Int64.self)),
+                lastSeenAt: Timestamp(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)))
+        }
+    }
+
+    public func setActive(app: String, deviceId: String, active: Bool, reason: String?, now: Timestamp) async throws -> Bool {
+        try await backend.write { db in
+            try await db.raw(
+                """
+                UPDATE devices SET is_active = \(bind: active),
+                    deactivated_by = \(bind: active ? nil : DeactivatedBy.admin.rawValue),
+                    inactive_reason = \(bind: active ? nil : reason)
+                WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
+    public func erase(app: String, deviceId: String) async throws -> Bool {
+        // Registrations and launches go with the device (ON DELETE CASCADE), in the same transaction.
+        try await backend.write { db in
+            try await db.raw("DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id").first()
+                != nil
+        }
+    }
+
+    public func launches(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [LaunchEntry]? {
+        try await backend.read { db in
+            guard
+                let device = try await db.raw("SELECT id FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)")
+                    .first()?.decode(column: "id", as: Int64.self)
+            else { return nil }
+            let rows = try await db.raw(
+                """
+                SELECT id, launched_at, app_version, app_build FROM launches
+                WHERE device_id = \(bind: device) AND id < \(bind: cursor ?? Int64.max)
+                ORDER BY id DESC LIMIT \(literal: limit)
+                """
+            ).all()
+            return try rows.map { row in
+                LaunchEntry(
+                    cursor: try row.decode(column: "id", as: Int64.self),
+                    launchedAt: Timestamp(milliseconds: try row.decode(column: "launched_at", as: Int64.self)),
+                    appVersion: try row.decode(column: "app_version", as: String?.self),
+                    appBuild: try row.decode(column: "app_build", as: String?.self))
+            }
+        }
+    }
+}
