@@ -11,6 +11,7 @@ struct DeviceRoutes {
     let clock: any WallClock
 
     func add(to router: Router<some RequestContext>) {
+        router.get("/{appId}/{apiKey}/devices") { request, context in try await list(request, context) }
         let device = "/{appId}/{apiKey}/devices/{deviceId}"
         router.post(RouterPath(device + "/launches")) { request, context in try await launch(request, context) }
         router.get(RouterPath(device + "/launches")) { request, context in try await launches(request, context) }
@@ -18,6 +19,19 @@ struct DeviceRoutes {
         router.delete(RouterPath(device)) { _, context in try await erase(context) }
         router.post(RouterPath(device + "/deactivate")) { request, context in try await deactivate(request, context) }
         router.post(RouterPath(device + "/activate")) { _, context in try await activate(context) }
+    }
+
+    /// The app's devices that match the query's filters, a page at a time in key order (admin).
+    func list(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .admin)
+        let query = request.uri.queryParameters
+        let filter = try DeviceFilter { name in query[Substring(name)].map(String.init) }
+        let page = try Page(request)
+        let found = try await registry.devices(app: scope.appId, filter: filter, after: page.cursor, limit: page.limit + 1, now: clock.now)
+        let shown = found.prefix(page.limit)
+        let next = found.count > page.limit ? shown.last.map { String($0.cursor) } : nil
+        return try JSONBody.response(
+            encoding: DevicePage(devices: shown.map { DeviceRecordAnswer($0.record, channels: false) }, nextCursor: next))
     }
 
     /// The device's whole record (admin).
@@ -172,8 +186,13 @@ struct LaunchPage: Encodable {
 /// The admin's `GET …/devices/{deviceId}`: every field, null when unknown.
 struct DeviceRecordAnswer: Encodable {
     let record: DeviceRecord
+    /// The listing leaves channels out (one query per page, not per device).
+    let channels: Bool
 
-    init(_ record: DeviceRecord) { self.record = record }
+    init(_ record: DeviceRecord, channels: Bool = true) {
+        self.record = record
+        self.channels = channels
+    }
 
     struct Key: CodingKey {
         let stringValue: String
@@ -190,8 +209,11 @@ struct DeviceRecordAnswer: Encodable {
         try container.encode(record.os?.rawValue, forKey: Key("os"))
         try container.encode(record.osVersion, forKey: Key("osVersion"))
         for (name, value) in record.metadata.jsonFields { try container.encode(value, forKey: Key(name)) }
-        try container.encode(
-            record.channels.map { ChannelEntry(name: $0.name.rawValue, expiration: $0.expiration?.milliseconds) }, forKey: Key("channels"))
+        if channels {
+            try container.encode(
+                record.channels.map { ChannelEntry(name: $0.name.rawValue, expiration: $0.expiration?.milliseconds) },
+                forKey: Key("channels"))
+        }
         try container.encode(record.isActive, forKey: Key("isActive"))
         try container.encode(record.inactiveReason, forKey: Key("inactiveReason"))
         try container.encode(record.deactivatedBy?.rawValue, forKey: Key("deactivatedBy"))
@@ -214,4 +236,18 @@ struct DeviceRecordAnswer: Encodable {
 
         enum CodingKeys: String, CodingKey { case name, expiration }
     }
+}
+
+/// `GET …/devices`'s answer.
+struct DevicePage: Encodable {
+    let devices: [DeviceRecordAnswer]
+    let nextCursor: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(devices, forKey: .devices)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    enum CodingKeys: String, CodingKey { case devices, nextCursor }
 }

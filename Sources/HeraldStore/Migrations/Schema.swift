@@ -162,7 +162,7 @@ enum Schema {
                 ("location_lon", "DOUBLE PRECISION"), ("location_accuracy", "DOUBLE PRECISION"),
             ].map { column, type in "ALTER TABLE devices ADD COLUMN \(column) \(type)" }
         },
-        Migration(name: "0007_launches") { dialect in
+        Migration(name: "0007_launches_and_listing") { dialect in
             // Launches: counts on the device, and a capped history of each launch. Who switched a
             // device off (admin or apns) and the admin's reason, which a launch check answers.
             [
@@ -184,6 +184,8 @@ enum Schema {
                 """,
                 // A device's launches newest first (history pages, and the cap's OFFSET).
                 "CREATE INDEX launches_by_device ON launches (device_id, id)",
+                // The admin's device listing pages an app's devices by key.
+                "CREATE INDEX devices_by_app ON devices (app_id, id)",
             ]
         },
     ]

@@ -22,4 +22,9 @@ public protocol DeviceRegistryStore: Sendable {
     /// A page of the device's launches, newest first, before `cursor` (nil: from the newest); nil when the
     /// app has no such device.
     func launches(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [LaunchEntry]?
+
+    /// A page of the app's devices that match `filter`, in key order after `cursor` (nil: from the start).
+    /// Paging by key keeps pages stable while devices are added or change. Records come without channels.
+    func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, now: Timestamp) async throws
+        -> [(cursor: Int64, record: DeviceRecord)]
 }

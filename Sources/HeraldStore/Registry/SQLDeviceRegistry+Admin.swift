@@ -1,18 +1,21 @@
+import Foundation
 import HeraldCore
 import SQLKit
 
 extension SQLDeviceRegistry {
+    /// The `devices` columns a record is made of.
+    static let recordColumns = """
+        id, device_id, device_token, os, os_version, is_active, inactive_reason, deactivated_by,
+        launch_count, first_launch_at, last_launch_at, created_at, last_seen_at,
+        install_id, device_name, device_model, app_version, app_build, locale, time_zone,
+        location_lat, location_lon, location_accuracy
+        """
+
     public func record(app: String, deviceId: String, now: Timestamp) async throws -> DeviceRecord? {
         try await backend.read { db in
             guard
                 let row = try await db.raw(
-                    """
-                    SELECT id, device_id, device_token, os, os_version, is_active, inactive_reason, deactivated_by,
-                           launch_count, first_launch_at, last_launch_at, created_at, last_seen_at,
-                           install_id, device_name, device_model, app_version, app_build, locale, time_zone,
-                           location_lat, location_lon, location_accuracy
-                    FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
-                    """
+                    "SELECT \(unsafeRaw: Self.recordColumns) FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)"
                 ).first()
             else { return nil }
             let channelRows = try await db.raw(
@@ -27,24 +30,73 @@ extension SQLDeviceRegistry {
                     name: try ChannelName(validating: try channel.decode(column: "name", as: String.self)),
                     expiration: try channel.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:)))
             }.sorted { $0.name < $1.name }
-            let os = try row.decode(column: "os", as: String.self)
-            func time(_ column: String) throws -> Timestamp? {
-                try row.decode(column: column, as: Int64?.self).map(Timestamp.init(milliseconds:))
-            }
-            return DeviceRecord(
-                deviceId: try row.decode(column: "device_id", as: String.self),
-                deviceToken: try row.decode(column: "device_token", as: String.self),
-                os: os.isEmpty ? nil : try DeviceOS(parsing: os),
-                osVersion: try row.decode(column: "os_version", as: String?.self),
-                metadata: try SQLRegistrationStore.metadata(row),
-                channels: channels,
-                isActive: try row.decode(column: "is_active", as: Bool.self),
-                inactiveReason: try row.decode(column: "inactive_reason", as: String?.self),
-                deactivatedBy: try row.decode(column: "deactivated_by", as: String?.self).flatMap(DeactivatedBy.init(rawValue:)),
-                launchCount: try row.decode(column: "launch_count", as: Int64.self),
-                firstLaunchAt: try time("first_launch_at"), lastLaunchAt: try time("last_launch_at"),
-                createdAt: Timestamp(milliseconds: try row.decode(column: "created_at", as: Int64.self)),
-                lastSeenAt: Timestamp(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)))
+            return try Self.record(row, channels: channels)
+        }
+    }
+
+    /// A record from a row of `recordColumns`.
+    static func record(_ row: any SQLRow, channels: [DeviceRecord.Channel]) throws -> DeviceRecord {
+        let os = try row.decode(column: "os", as: String.self)
+        func time(_ column: String) throws -> Timestamp? {
+            try row.decode(column: column, as: Int64?.self).map(Timestamp.init(milliseconds:))
+        }
+        return DeviceRecord(
+            deviceId: try row.decode(column: "device_id", as: String.self),
+            deviceToken: try row.decode(column: "device_token", as: String.self),
+            os: os.isEmpty ? nil : try DeviceOS(parsing: os),
+            osVersion: try row.decode(column: "os_version", as: String?.self),
+            metadata: try SQLRegistrationStore.metadata(row),
+            channels: channels,
+            isActive: try row.decode(column: "is_active", as: Bool.self),
+            inactiveReason: try row.decode(column: "inactive_reason", as: String?.self),
+            deactivatedBy: try row.decode(column: "deactivated_by", as: String?.self).flatMap(DeactivatedBy.init(rawValue:)),
+            launchCount: try row.decode(column: "launch_count", as: Int64.self),
+            firstLaunchAt: try time("first_launch_at"), lastLaunchAt: try time("last_launch_at"),
+            createdAt: Timestamp(milliseconds: try row.decode(column: "created_at", as: Int64.self)),
+            lastSeenAt: Timestamp(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)))
+    }
+
+    public func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, now: Timestamp) async throws
+        -> [(cursor: Int64, record: DeviceRecord)]
+    {
+        var conditions: [SQLQueryString] = ["d.app_id = \(bind: app)", "d.id > \(bind: cursor ?? 0)"]
+        if let os = filter.os { conditions.append("d.os = \(bind: os.rawValue)") }
+        if let active = filter.active { conditions.append("d.is_active = \(bind: active)") }
+        if let version = filter.appVersion { conditions.append("d.app_version = \(bind: version)") }
+        if let since = filter.seenSince { conditions.append("d.last_seen_at >= \(bind: since.milliseconds)") }
+        if let before = filter.seenBefore { conditions.append("d.last_seen_at < \(bind: before.milliseconds)") }
+        if let query = filter.query {
+            // A substring in any case; % and _ in it are matched as themselves.
+            let pattern =
+                "%"
+                + query.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            conditions.append(
+                """
+                (LOWER(d.device_id) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(d.install_id) LIKE \(bind: pattern) ESCAPE '\\'
+                 OR LOWER(d.device_name) LIKE \(bind: pattern) ESCAPE '\\')
+                """)
+        }
+        if let channel = filter.channel {
+            conditions.append(
+                """
+                EXISTS (SELECT 1 FROM registrations r JOIN channels c ON c.id = r.channel_id
+                        WHERE r.device_id = d.id AND c.app_id = \(bind: app) AND c.name = \(bind: channel.rawValue)
+                          AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
+                """)
+        }
+        let columns = Self.recordColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .joined(separator: ", ")
+        let matching = conditions.joined(separator: " AND ")
+        return try await backend.read { db in
+            let rows = try await db.raw(
+                """
+                SELECT \(unsafeRaw: columns) FROM devices d
+                WHERE \(matching)
+                ORDER BY d.id LIMIT \(literal: limit)
+                """
+            ).all()
+            return try rows.map { row in (try row.decode(column: "id", as: Int64.self), try Self.record(row, channels: [])) }
         }
     }
 

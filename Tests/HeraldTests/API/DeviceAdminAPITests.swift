@@ -111,6 +111,44 @@ import Testing
         }
     }
 
+    @Test func theListingFiltersAndPages() async throws {
+        try await TestHerald.with { h in
+            for (id, os, version) in [("p1", "IOS", "2.0"), ("p2", "ANDROID", "2.0"), ("p3", "IOS", "1.0")] {
+                let answer = try await h.client.call(
+                    .post, "/shop/k-client/messaging/registrations",
+                    json:
+                        #"{"deviceToken": "ab01", "deviceId": "\#(id)", "os": "\#(os)", "appVersion": "\#(version)", "channels": ["news"]}"#
+                )
+                #expect(answer.status == .ok)
+            }
+            let all = try await h.client.call(.get, admin + "?limit=2")
+            #expect(all.status == .ok, "\(all.body)")
+            guard case .array(let first)? = all.body["devices"], case .string(let cursor)? = all.body["nextCursor"] else {
+                Issue.record("no page in \(all.body)")
+                return
+            }
+            #expect(first.map { $0["deviceId"] } == [.string("p1"), .string("p2")])
+            #expect(first[0]["channels"] == nil, "the listing leaves channels out")
+            #expect(first[0]["appVersion"] == .string("2.0") && first[0]["isActive"] == .bool(true))
+            let rest = try await h.client.call(.get, admin + "?limit=2&cursor=\(cursor)")
+            #expect(rest.body["devices"]?[0]?["deviceId"] == .string("p3") && rest.body["nextCursor"] == .null)
+
+            let filtered = try await h.client.call(.get, admin + "?os=ios&appVersion=2.0&channel=news&active=true&q=P")
+            #expect(filtered.body["devices"]?[0]?["deviceId"] == .string("p1") && filtered.body["devices"]?[1] == nil, "\(filtered.body)")
+
+            let bad: [(String, Int64)] = [
+                ("active=maybe", 8008), ("seenSince=yesterday", 8008), ("limit=1001", 8008), ("os=BeOS", 8008), ("cursor=-3", 8008),
+                ("channel=no%20spaces", 5044), ("q=" + String(repeating: "q", count: 129), 8000),
+            ]
+            for (query, code) in bad {
+                let refused = try await h.client.call(.get, admin + "?" + query)
+                #expect(refused.status == .badRequest && refused.body.code == code, "\(query): \(refused.body)")
+            }
+            #expect(try await h.client.call(.get, "/shop/k-server/devices").body.code == 5007)
+            #expect(try await h.client.call(.get, "/blog/b-admin/devices").body["devices"] == .array([]), "another app's admin sees none")
+        }
+    }
+
     @Test func launchesArePagedNewestFirst() async throws {
         try await TestHerald.with { h in
             for n in 1...5 {
