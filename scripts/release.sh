@@ -2,9 +2,10 @@
 # Builds the release `herald` binary for another machine: dist/herald, with the Swift runtime and
 # Foundation linked in (--static-swift-stdlib), so the target needs no Swift toolchain.
 #
-# What the binary still loads from the system (Debian 12 package names; `ldd dist/herald` lists them):
-#   libcurl4 (the APNs client), libsqlite3-0 (the embedded store), libssl3 and libz1 through libcurl,
-#   and glibc. On the target:  apt-get install -y libcurl4 libsqlite3-0 libssl3
+# What the binary still loads from the system (Debian 12 package names; `readelf -d dist/herald` lists
+# the direct ones): libcurl4 (the APNs client; it brings libssl3, libnghttp2 and the rest that `ldd`
+# shows), libstdc++6 and libgcc-s1 (in every Debian), and glibc. SQLite and the server's TLS
+# (BoringSSL) are compiled in. On the target:  apt-get install -y libcurl4 ca-certificates
 # Build on the oldest Debian/Ubuntu you deploy to: glibc is forward compatible only.
 #
 #   scripts/release.sh            build into .build-release, copy to dist/herald, print its libraries
