@@ -76,6 +76,13 @@ public enum ConfigurationLoader {
             configuration.sweeper.batchSize = batch
         }
         configuration.dispatcher = try readDispatcher(settings)
+        if let enabled = settings.string("history.enabled") {
+            switch enabled.lowercased() {
+            case "true": configuration.dispatcher.recordHistory = true
+            case "false": configuration.dispatcher.recordHistory = false
+            default: throw ConfigurationError("configuration: history.enabled must be true or false, not '\(enabled)'")
+            }
+        }
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration

@@ -80,6 +80,9 @@ public struct DispatcherSettings: Sendable, Equatable {
     public var maxSlices: Int
     /// Recipients per slice at least: a message smaller than this is one slice.
     public var sliceSize: Int
+    /// Whether each notification's final outcome goes into its device's delivery history
+    /// (`history.enabled`); written with the page's checkpoint, never one by one.
+    public var recordHistory: Bool = true
 
     public init(
         pageSize: Int = 500, maxOpenPages: Int = 8, maxConcurrentMessages: Int = 4,

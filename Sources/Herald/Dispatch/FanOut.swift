@@ -81,8 +81,9 @@ struct FanOut: Sendable {
                     inner.addTask {
                         for await delivery in stream.results {
                             let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
+                            let reason = delivery.outcome.reason?.description
                             let pageClosed = state.withLock { state in
-                                apply(decision, to: delivery.tag, &state)
+                                apply(decision, to: delivery.tag, reason: reason, &state)
                                 return state.progress.frontPageDone
                             }
                             if pageClosed { request.yield(false) }
@@ -100,7 +101,10 @@ struct FanOut: Sendable {
         let ending = state.withLock { state -> Ending in
             let ending = state.abort.map(Ending.aborted) ?? state.halt ?? .completed
             if ending != .stopped {
-                for retry in state.retries { state.progress.record(page: retry.send.page, .failed) }
+                for retry in state.retries {
+                    state.progress.record(
+                        page: retry.send.page, .failed, device: historyDevice(retry.send), reason: "not retried: the message ended")
+                }
                 state.retries.removeAll()
             }
             return ending
@@ -171,16 +175,20 @@ struct FanOut: Sendable {
         }
     }
 
-    /// What one outcome means for the progress and the run.
-    private func apply(_ decision: APNsDecision, to send: Send, _ state: inout State) {
+    /// The device a send's outcome goes into the delivery history for; nil when the history is off.
+    private func historyDevice(_ send: Send) -> String? { settings.recordHistory ? send.recipient.deviceId : nil }
+
+    /// What one outcome means for the progress and the run; `reason` is APNs's, when it gave one.
+    private func apply(_ decision: APNsDecision, to send: Send, reason: String?, _ state: inout State) {
         let page = send.page
         let recipient = send.recipient
+        let device = historyDevice(send)
         switch decision {
         case .done:
-            state.progress.record(page: page, .sent)
+            state.progress.record(page: page, .sent, device: device)
         case .retry(let after):
             if state.abort != nil || state.halt == .cancelled {
-                state.progress.record(page: page, .failed)
+                state.progress.record(page: page, .failed, device: device, reason: reason ?? "not retried: the message ended")
             } else {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send))
             }
@@ -190,15 +198,17 @@ struct FanOut: Sendable {
                 .removed(
                     TokenRemoval(
                         deviceKey: recipient.key, deviceToken: recipient.deviceToken, invalidSince: since.map(Timestamp.init(milliseconds:))
-                    )))
+                    )), device: device, reason: reason)
         case .deactivateToken:
-            state.progress.record(page: page, .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken)))
-        case .abort(let reason):
-            state.progress.record(page: page, .failed)
-            if state.abort == nil { state.abort = reason }
-        case .fail(let reason):
-            state.progress.record(page: page, .failed)
-            state.lastFailure = reason
+            state.progress.record(
+                page: page, .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken)), device: device,
+                reason: reason)
+        case .abort(let failure):
+            state.progress.record(page: page, .failed, device: device, reason: reason ?? failure)
+            if state.abort == nil { state.abort = failure }
+        case .fail(let failure):
+            state.progress.record(page: page, .failed, device: device, reason: reason ?? failure)
+            state.lastFailure = failure
         }
     }
 

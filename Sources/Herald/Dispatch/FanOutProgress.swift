@@ -15,6 +15,16 @@ struct FanOutProgress {
         case failed
         case removed(TokenRemoval)
         case deactivated(TokenDeactivation)
+
+        /// The history's name for it.
+        var outcome: DeliveryRecord.Outcome {
+            switch self {
+            case .sent: .sent
+            case .failed: .failed
+            case .removed: .tokenRemoved
+            case .deactivated: .tokenDeactivated
+            }
+        }
     }
 
     struct Page {
@@ -25,6 +35,7 @@ struct FanOutProgress {
         var failed: Int64 = 0
         var remove: [TokenRemoval] = []
         var deactivate: [TokenDeactivation] = []
+        var deliveries: [DeliveryRecord] = []
     }
 
     let messageId: String
@@ -60,8 +71,9 @@ struct FanOutProgress {
         return number
     }
 
-    /// Records the final result of one send of page `number`.
-    mutating func record(page number: Int, _ result: Result) {
+    /// Records the final result of one send of page `number`; with `device`, also for its delivery history
+    /// (written with the page's checkpoint), with APNs's `reason` when there is one.
+    mutating func record(page number: Int, _ result: Result, device: String? = nil, reason: String? = nil) {
         guard let first = pages.first, number >= first.number, number - first.number < pages.count else {
             preconditionFailure("result for page \(number), which is not open")
         }
@@ -70,6 +82,7 @@ struct FanOutProgress {
         pages[index].outstanding -= 1
         unanswered -= 1
         dirty = true
+        if let device { pages[index].deliveries.append(DeliveryRecord(deviceId: device, outcome: result.outcome, reason: reason)) }
         switch result {
         case .sent: pages[index].sent += 1
         case .failed: pages[index].failed += 1
@@ -97,6 +110,7 @@ struct FanOutProgress {
             checkpoint.failed += page.failed
             checkpoint.remove += page.remove
             checkpoint.deactivate += page.deactivate
+            checkpoint.deliveries += page.deliveries
         }
         checkpoint.pending = pages.reduce(0) { $0 + Int64($1.outstanding + Int($1.sent + $1.failed)) }
         return checkpoint

@@ -15,6 +15,7 @@ struct DeviceRoutes {
         let device = "/{appId}/{apiKey}/devices/{deviceId}"
         router.post(RouterPath(device + "/launches")) { request, context in try await launch(request, context) }
         router.get(RouterPath(device + "/launches")) { request, context in try await launches(request, context) }
+        router.get(RouterPath(device + "/deliveries")) { request, context in try await deliveries(request, context) }
         router.get(RouterPath(device)) { _, context in try await record(context) }
         router.delete(RouterPath(device)) { _, context in try await erase(context) }
         router.post(RouterPath(device + "/deactivate")) { request, context in try await deactivate(request, context) }
@@ -90,6 +91,19 @@ struct DeviceRoutes {
         let shown = entries.prefix(page.limit)
         let next = entries.count > page.limit ? shown.last.map { String($0.cursor) } : nil
         return try JSONBody.response(encoding: LaunchPage(launches: shown.map(LaunchPage.Entry.init), nextCursor: next))
+    }
+
+    /// The device's delivery history, newest first, a page at a time (admin, and server: a backend that
+    /// publishes may look up what became of its messages).
+    func deliveries(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let scope = try AppScope(context, apps: apps, requires: .server)
+        let deviceId = try AppScope.parameter("deviceId", context)
+        let page = try Page(request)
+        guard let entries = try await registry.deliveries(app: scope.appId, deviceId: deviceId, before: page.cursor, limit: page.limit + 1)
+        else { throw HeraldFault.unknownDevice }
+        let shown = entries.prefix(page.limit)
+        let next = entries.count > page.limit ? shown.last.map { String($0.cursor) } : nil
+        return try JSONBody.response(encoding: DeliveryPage(deliveries: shown.map(DeliveryPage.Entry.init), nextCursor: next))
     }
 
     /// Characters of an admin's deactivation reason at most.
@@ -250,4 +264,33 @@ struct DevicePage: Encodable {
     }
 
     enum CodingKeys: String, CodingKey { case devices, nextCursor }
+}
+
+struct DeliveryPage: Encodable {
+    struct Entry: Encodable {
+        let entry: DeliveryEntry
+
+        init(_ entry: DeliveryEntry) { self.entry = entry }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entry.messageId, forKey: .messageId)
+            try container.encode(entry.deliveredAt.milliseconds, forKey: .deliveredAt)
+            try container.encode(entry.outcome, forKey: .outcome)
+            try container.encode(entry.reason, forKey: .reason)
+        }
+
+        enum CodingKeys: String, CodingKey { case messageId, deliveredAt, outcome, reason }
+    }
+
+    let deliveries: [Entry]
+    let nextCursor: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(deliveries, forKey: .deliveries)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    enum CodingKeys: String, CodingKey { case deliveries, nextCursor }
 }

@@ -51,6 +51,25 @@ public struct DeviceRecord: Sendable, Equatable {
     }
 }
 
+/// One notification's final outcome for a device, as `GET …/devices/{deviceId}/deliveries` lists them.
+public struct DeliveryEntry: Sendable, Equatable {
+    /// Opaque and decreasing down the list.
+    public var cursor: Int64
+    public var messageId: String
+    public var deliveredAt: Timestamp
+    /// `sent`, `failed`, `tokenRemoved` or `tokenDeactivated`.
+    public var outcome: String
+    public var reason: String?
+
+    public init(cursor: Int64, messageId: String, deliveredAt: Timestamp, outcome: String, reason: String?) {
+        self.cursor = cursor
+        self.messageId = messageId
+        self.deliveredAt = deliveredAt
+        self.outcome = outcome
+        self.reason = reason
+    }
+}
+
 /// One recorded launch, as `GET …/devices/{deviceId}/launches` lists them (newest first).
 public struct LaunchEntry: Sendable, Equatable {
     /// Opaque and decreasing down the list: the next page starts after the last entry's.

@@ -110,10 +110,13 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     public var remove: [TokenRemoval]
     /// Devices whose token APNs refused.
     public var deactivate: [TokenDeactivation]
+    /// How each send of the closed pages ended, for the devices' delivery history (empty when it is off).
+    public var deliveries: [DeliveryRecord]
 
     public init(
         messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
-        failed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = []
+        failed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = [],
+        deliveries: [DeliveryRecord] = []
     ) {
         self.messageId = messageId
         self.slice = slice
@@ -125,6 +128,28 @@ public struct FanOutCheckpoint: Sendable, Equatable {
         self.pending = pending
         self.remove = remove
         self.deactivate = deactivate
+        self.deliveries = deliveries
+    }
+}
+
+/// The final outcome of one notification to one device, as its delivery history keeps it.
+public struct DeliveryRecord: Sendable, Equatable {
+    public enum Outcome: String, Sendable, Equatable {
+        case sent
+        case failed
+        case tokenRemoved
+        case tokenDeactivated
+    }
+
+    public var deviceId: String
+    public var outcome: Outcome
+    /// APNs's reason for a refusal (`BadDeviceToken`, `Unregistered`, …) or why the send gave up.
+    public var reason: String?
+
+    public init(deviceId: String, outcome: Outcome, reason: String? = nil) {
+        self.deviceId = deviceId
+        self.outcome = outcome
+        self.reason = reason
     }
 }
 

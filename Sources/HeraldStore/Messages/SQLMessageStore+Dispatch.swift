@@ -205,7 +205,8 @@ extension SQLMessageStore {
         _ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp,
         leaseMilliseconds: Int64
     ) async throws -> MessageStatus? {
-        try await backend.write { db in
+        let recordedAt = now.milliseconds
+        return try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
             // The lease first: a writer that lost it changes nothing, not even token hygiene.
             let sequenceTest: SQLQueryString = checkpoint.sequence.map { " AND checkpoint_seq = \(bind: $0)" } ?? ""
@@ -233,6 +234,7 @@ extension SQLMessageStore {
                 else { return nil }
                 return try await Self.status(db, id: checkpoint.messageId)
             }
+            try await Self.recordDeliveries(db, checkpoint, at: recordedAt)
             var removed: Int64 = 0
             for removal in checkpoint.remove {
                 // Registrations go with the device (ON DELETE CASCADE).
@@ -343,6 +345,28 @@ extension SQLMessageStore {
                 """
                 UPDATE message_slices SET lease_owner = NULL, lease_until = NULL, pending = 0, updated_at = \(clock.now(now, StoreDialect(db)))
                 WHERE lease_owner IS NOT NULL
+                """
+            ).run()
+        }
+    }
+
+    /// The closed pages' outcomes into the devices' delivery history, in the checkpoint's transaction:
+    /// history and counts never disagree, and a checkpoint that is not written adds no history either.
+    /// Keyed by app and device id, not the device row, so a device removed for its token keeps the
+    /// record of why.
+    static func recordDeliveries(_ db: any SQLDatabase, _ checkpoint: FanOutCheckpoint, at: Int64) async throws {
+        guard !checkpoint.deliveries.isEmpty,
+            let app = try await db.raw("SELECT app_id FROM messages WHERE id = \(bind: checkpoint.messageId)").first()?
+                .decode(column: "app_id", as: String.self)
+        else { return }
+        for chunk in checkpoint.deliveries.chunks(ofCount: RegistrationBatch.maxBinds / 6) {
+            let values = chunk.map { record -> SQLQueryString in
+                "(\(bind: app), \(bind: record.deviceId), \(bind: checkpoint.messageId), \(bind: at), \(bind: record.outcome.rawValue), \(bind: record.reason))"
+            }
+            try await db.raw(
+                """
+                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
+                VALUES \(values.joined(separator: ", "))
                 """
             ).run()
         }

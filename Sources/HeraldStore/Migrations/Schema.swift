@@ -188,5 +188,26 @@ enum Schema {
                 "CREATE INDEX devices_by_app ON devices (app_id, id)",
             ]
         },
+        Migration(name: "0008_delivery_history") { dialect in
+            [
+                // Each notification's final outcome per device, written with the fan-out's page
+                // checkpoint. By app and device id (not the device row): a device removed because
+                // APNs said its token is gone keeps the record of it until it is erased or pruned.
+                """
+                CREATE TABLE deliveries (
+                    id \(dialect.identity),
+                    app_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    delivered_at BIGINT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    reason TEXT
+                )
+                """,
+                // A device's history newest first; pruning by age.
+                "CREATE INDEX deliveries_by_device ON deliveries (app_id, device_id, id)",
+                "CREATE INDEX deliveries_by_time ON deliveries (delivered_at)",
+            ]
+        },
     ]
 }

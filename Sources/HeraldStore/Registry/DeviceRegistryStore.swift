@@ -27,4 +27,8 @@ public protocol DeviceRegistryStore: Sendable {
     /// Paging by key keeps pages stable while devices are added or change. Records come without channels.
     func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, now: Timestamp) async throws
         -> [(cursor: Int64, record: DeviceRecord)]
+
+    /// A page of the device's delivery history, newest first, before `cursor`; nil when the app has
+    /// neither such a device nor history of it (a device removed for its token keeps its history).
+    func deliveries(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [DeliveryEntry]?
 }

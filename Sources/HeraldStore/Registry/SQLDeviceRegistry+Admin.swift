@@ -115,10 +115,16 @@ extension SQLDeviceRegistry {
     }
 
     public func erase(app: String, deviceId: String) async throws -> Bool {
-        // Registrations and launches go with the device (ON DELETE CASCADE), in the same transaction.
+        // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (kept by
+        // id, so it outlives a token removal) explicitly, all in one transaction.
         try await backend.write { db in
-            try await db.raw("DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id").first()
-                != nil
+            let history = try await db.raw(
+                "DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
+            ).all()
+            let device = try await db.raw(
+                "DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
+            ).first()
+            return device != nil || !history.isEmpty
         }
     }
 
@@ -141,6 +147,31 @@ extension SQLDeviceRegistry {
                     launchedAt: Timestamp(milliseconds: try row.decode(column: "launched_at", as: Int64.self)),
                     appVersion: try row.decode(column: "app_version", as: String?.self),
                     appBuild: try row.decode(column: "app_build", as: String?.self))
+            }
+        }
+    }
+
+    public func deliveries(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [DeliveryEntry]? {
+        try await backend.read { db in
+            let rows = try await db.raw(
+                """
+                SELECT id, message_id, delivered_at, outcome, reason FROM deliveries
+                WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) AND id < \(bind: cursor ?? Int64.max)
+                ORDER BY id DESC LIMIT \(literal: limit)
+                """
+            ).all()
+            if rows.isEmpty, cursor == nil,
+                try await db.raw("SELECT id FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").first() == nil
+            {
+                return nil
+            }
+            return try rows.map { row in
+                DeliveryEntry(
+                    cursor: try row.decode(column: "id", as: Int64.self),
+                    messageId: try row.decode(column: "message_id", as: String.self),
+                    deliveredAt: Timestamp(milliseconds: try row.decode(column: "delivered_at", as: Int64.self)),
+                    outcome: try row.decode(column: "outcome", as: String.self),
+                    reason: try row.decode(column: "reason", as: String?.self))
             }
         }
     }

@@ -116,7 +116,7 @@ import Testing
         (#"{"HTTP": {}}"#, "unknown key 'HTTP' (did you mean 'http'?)"),
         (#"{"databse": {}}"#, "unknown key 'databse' (did you mean 'database'?)"),
         (#"{"sweep": {}}"#, "unknown key 'sweep' (did you mean 'sweeper'?)"),
-        (#"{"metrics": {"port": 9100}}"#, "unknown key 'metrics' (known keys there: apps, database, dispatcher, http, sweeper)"),
+        (#"{"metrics": {"port": 9100}}"#, "unknown key 'metrics' (known keys there: apps, database, dispatcher, history, http, sweeper)"),
         (#"{"http": 8080}"#, "'http' must be an object ({…}), not a number"),
         (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),
         (#"{"http": {"port": {"value": 1}}}"#, "'http.port' must be a single value, not an object"),
@@ -206,6 +206,14 @@ import Testing
                 "HERALD_APPS_0_APNS_CA_FILE": "", "HERALD_LOG_LEVEL": "debug", "HERALD_WARNINGS_AS_ERRORS": "1",
                 "HERALD_TEST_POSTGRES_URL": "x", "HERALD_BENCH_PORT": "1", "HERALD_BENCH": "1", "PATH": "/bin",
             ]) == nil)
+    }
+
+    @Test func theDeliveryHistoryCanBeSwitchedOff() throws {
+        let app = #""apps": [{"id": "a", "keys": [{"key": "k", "role": "client"}]}]"#
+        #expect(try withFile("{\(app)}") { try ConfigurationLoader.load(file: $0, environment: [:]) }.dispatcher.recordHistory)
+        let off = try withFile(#"{"history": {"enabled": false}, \#(app)}"#) { try ConfigurationLoader.load(file: $0, environment: [:]) }
+        #expect(!off.dispatcher.recordHistory)
+        #expect(try failure(#"{"history": {"enabled": "sometimes"}, \#(app)}"#)?.contains("history.enabled must be true or false") == true)
     }
 
     @Test func brokenJSONSaysWhere() throws {
