@@ -16,7 +16,11 @@ struct Sweep: AsyncParsableCommand {
                 do {
                     return try await Sweeper(
                         store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
-                        batchSize: configuration.sweeper.batchSize, logger: makeLogger()
+                        batchSize: configuration.sweeper.batchSize,
+                        history: Sweeper.HistoryRetention(
+                            registry: SQLDeviceRegistry(backend: backend), days: configuration.history.days,
+                            maxPerDevice: configuration.history.maxPerDevice),
+                        logger: makeLogger()
                     )
                     .sweep(
                         trigger: "cli",

@@ -83,6 +83,16 @@ public enum ConfigurationLoader {
             default: throw ConfigurationError("configuration: history.enabled must be true or false, not '\(enabled)'")
             }
         }
+        if let days = try settings.integer("history.days") {
+            guard (1...3650).contains(days) else { throw ConfigurationError("configuration: history.days must be between 1 and 3650") }
+            configuration.history.days = days
+        }
+        if let count = try settings.integer("history.maxPerDevice") {
+            guard (1...100_000).contains(count) else {
+                throw ConfigurationError("configuration: history.maxPerDevice must be between 1 and 100000")
+            }
+            configuration.history.maxPerDevice = count
+        }
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration

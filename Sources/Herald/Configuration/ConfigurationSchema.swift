@@ -19,7 +19,7 @@ indirect enum ConfigurationSchema: Sendable {
         "http": .values("host", "port"),
         "database": .values("url", "poolSize", "password", "passwordFile"),
         "sweeper": .values("intervalSeconds", "batchSize"),
-        "history": .values("enabled"),
+        "history": .values("enabled", "days", "maxPerDevice"),
         "dispatcher": .values(
             "pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
             "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),

@@ -31,6 +31,8 @@ public struct HeraldConfiguration: Sendable {
     public var database: DatabaseURL
     public var sweeper: Sweeper
     public var dispatcher: DispatcherSettings
+    /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
+    public var history = HistoryRetentionSettings()
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.
     public var apps: [AppConfiguration]
 
@@ -58,6 +60,17 @@ public struct AppConfiguration: Sendable, Equatable {
         self.id = id
         self.keys = keys
         self.apns = apns
+    }
+}
+
+/// `history.days` and `history.maxPerDevice`: the sweeper prunes the delivery history past either.
+public struct HistoryRetentionSettings: Sendable, Equatable {
+    public var days: Int
+    public var maxPerDevice: Int
+
+    public init(days: Int = 30, maxPerDevice: Int = 100) {
+        self.days = days
+        self.maxPerDevice = maxPerDevice
     }
 }
 

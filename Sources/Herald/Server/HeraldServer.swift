@@ -35,7 +35,11 @@ public enum HeraldServer {
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let sweeper = Sweeper(store: store, clock: clock, batchSize: configuration.sweeper.batchSize, logger: logger)
+        let sweeper = Sweeper(
+            store: store, clock: clock, batchSize: configuration.sweeper.batchSize,
+            history: Sweeper.HistoryRetention(
+                registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
+            logger: logger)
         let clients = APNsClientPool(apps: configuration.apps, clock: clock, logger: logger)
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,

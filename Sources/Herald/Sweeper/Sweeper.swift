@@ -20,6 +20,21 @@ public struct Sweeper: Sendable {
     public struct Report: Sendable, Equatable {
         public var removed: Int
         public var durationMilliseconds: Double
+        /// Delivery-history rows pruned (older than the retention, or past a device's cap).
+        public var historyPruned: Int = 0
+    }
+
+    /// What the sweep prunes of the device registry's delivery history.
+    public struct HistoryRetention: Sendable {
+        let registry: any DeviceRegistryStore
+        let days: Int
+        let maxPerDevice: Int
+
+        public init(registry: any DeviceRegistryStore, days: Int, maxPerDevice: Int) {
+            self.registry = registry
+            self.days = days
+            self.maxPerDevice = maxPerDevice
+        }
     }
 
     let store: any RegistrationStore
@@ -28,10 +43,15 @@ public struct Sweeper: Sendable {
     /// Keys listed per pass: 8 MB of memory at most.
     let listLimit: Int
     let logger: Logger
+    let history: HistoryRetention?
     let removedCounter = Counter(label: "herald_sweeper_removed_total")
     let sweepTimer = Metrics.Timer(label: "herald_sweeper_duration")
 
-    public init(store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, logger: Logger) {
+    public init(
+        store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, history: HistoryRetention? = nil,
+        logger: Logger
+    ) {
+        self.history = history
         self.store = store
         self.clock = clock
         self.batchSize = max(1, batchSize)
@@ -78,15 +98,22 @@ public struct Sweeper: Sendable {
             // A short list was the last one; a pass that removed nothing cannot make progress.
             if keys.count < listLimit || removedThisPass == 0 { break }
         }
+        var pruned = 0
+        if let history {
+            pruned = try await history.registry.pruneHistory(
+                before: now.adding(milliseconds: -Int64(history.days) * 86_400_000), keepPerDevice: history.maxPerDevice,
+                batchSize: batchSize)
+        }
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
         removedCounter.increment(by: removed)
         sweepTimer.recordNanoseconds(nanoseconds)
-        let report = Report(removed: removed, durationMilliseconds: Double(nanoseconds) / 1_000_000)
+        let report = Report(removed: removed, durationMilliseconds: Double(nanoseconds) / 1_000_000, historyPruned: pruned)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [
                 "herald.sweep.trigger": "\(trigger)",
                 "herald.sweep.removed": "\(removed)",
+                "herald.sweep.historyPruned": "\(pruned)",
                 "herald.sweep.durationMs": "\(report.durationMilliseconds)",
             ])
         return report

@@ -31,4 +31,9 @@ public protocol DeviceRegistryStore: Sendable {
     /// A page of the device's delivery history, newest first, before `cursor`; nil when the app has
     /// neither such a device nor history of it (a device removed for its token keeps its history).
     func deliveries(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [DeliveryEntry]?
+
+    /// Deletes delivery history older than `cutoff`, and beyond the newest `keepPerDevice` of each device,
+    /// in transactions of at most `batchSize` rows (one device's excess at a time), so pruning never
+    /// holds the write lock for long. Returns how many rows it deleted.
+    func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int
 }

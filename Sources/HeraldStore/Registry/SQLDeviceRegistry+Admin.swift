@@ -175,4 +175,48 @@ extension SQLDeviceRegistry {
             }
         }
     }
+
+    public func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int {
+        var pruned = 0
+        // By age, oldest first, a batch per transaction (through the delivered_at index).
+        while true {
+            let deleted = try await backend.write { db in
+                try await db.raw(
+                    """
+                    DELETE FROM deliveries WHERE id IN (
+                        SELECT id FROM deliveries WHERE delivered_at < \(bind: cutoff.milliseconds) ORDER BY delivered_at LIMIT \(literal: batchSize))
+                    RETURNING id
+                    """
+                ).all().count
+            }
+            pruned += deleted
+            if deleted < batchSize { break }
+        }
+        // By count: the devices over the cap, then each one's oldest rows past it (a device's excess is
+        // what arrived since the last sweep, so one transaction each stays short).
+        while true {
+            let over = try await backend.read { db in
+                try await db.raw(
+                    """
+                    SELECT app_id, device_id FROM deliveries GROUP BY app_id, device_id
+                    HAVING COUNT(*) > \(literal: keepPerDevice) LIMIT \(literal: batchSize)
+                    """
+                ).all().map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "device_id", as: String.self)) }
+            }
+            for (app, device) in over {
+                pruned += try await backend.write { db in
+                    try await db.raw(
+                        """
+                        DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device) AND id <= (
+                            SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device)
+                            ORDER BY id DESC LIMIT 1 OFFSET \(literal: keepPerDevice))
+                        RETURNING id
+                        """
+                    ).all().count
+                }
+            }
+            if over.count < batchSize { break }
+        }
+        return pruned
+    }
 }
