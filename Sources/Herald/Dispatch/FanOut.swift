@@ -153,7 +153,7 @@ struct FanOut: Sendable {
                         app: message.app,
                         filter: RecipientFilter(
                             channel: message.channel, devices: message.singlecast, systems: systems,
-                            upTo: claimed.upTo),
+                            upTo: claimed.upTo, segment: message.segment),
                         after: cursor, limit: settings.pageSize, now: clock.now)
                 } catch {
                     state.withLock { $0.error = error }

@@ -9,6 +9,8 @@ public struct PublishRequest: Sendable, Equatable {
     public var broadcast: PushBroadcast
     /// When present, only these devices (in this app, whatever channel); distinct, in order given.
     public var singlecast: [DeviceID]?
+    /// When present, only the targeted devices the registry knows to match it.
+    public var segment: Segment?
     public var schedule: PublishSchedule
     /// What APNs receives; nil when the policy does not push.
     public var content: PushContent?
@@ -28,6 +30,7 @@ public struct PublishRequest: Sendable, Equatable {
             property: body["publishPolicy"] == nil && body["pushPolicy"] != nil ? "pushPolicy" : "publishPolicy")
         broadcast = try PushBroadcast.parse(body["pushBroadcast"])
         singlecast = try Self.singlecast(body["pushSinglecast"])
+        segment = try Segment.parse(body["segment"])
         schedule = try PublishSchedule.parse(body, now: now)
         content = policy.pushes ? try PushContent(message: message, headers: headers) : nil
     }

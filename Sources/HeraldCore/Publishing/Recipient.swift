@@ -8,12 +8,15 @@ public struct RecipientFilter: Sendable, Equatable {
     public var systems: [DeviceOS]
     /// Only devices whose key is at most this (the end of a fan-out slice); nil: no end.
     public var upTo: Int64?
+    /// Only devices that match it.
+    public var segment: Segment?
 
-    public init(channel: ChannelName, devices: [String]?, systems: [DeviceOS], upTo: Int64? = nil) {
+    public init(channel: ChannelName, devices: [String]?, systems: [DeviceOS], upTo: Int64? = nil, segment: Segment? = nil) {
         self.channel = channel
         self.devices = devices
         self.systems = systems
         self.upTo = upTo
+        self.segment = segment
     }
 }
 

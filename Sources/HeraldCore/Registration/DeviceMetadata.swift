@@ -57,6 +57,10 @@ public struct DeviceMetadata: Sendable, Equatable {
             timeZone: texts["timeZone"], location: try DeviceLocation(json: body["location"]))
     }
 
+    /// `appVersion`'s sort key (`AppVersion.key`), stored beside it so a segment compares versions in SQL;
+    /// nil when there is no version or it does not start with a number.
+    public var appVersionKey: String? { appVersion.flatMap(AppVersion.init)?.key }
+
     /// This call's values where it sent them, `stored` where it did not. A location is one value.
     public func merged(over stored: DeviceMetadata) -> DeviceMetadata {
         DeviceMetadata(

@@ -17,15 +17,16 @@ public struct SQLMessageStore: MessageStore {
 
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
         let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let payload = message.content.map { String(decoding: $0.payload, as: UTF8.self) }
         try await backend.write { db in
             try await db.raw(
                 """
-                INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast,
+                INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment,
                     payload, push_type, priority, apns_expiration, collapse_id,
                     publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
                 VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
-                    \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast),
+                    \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
                     \(bind: payload), \(bind: message.content?.pushType), \(bind: message.content?.priority),
                     \(bind: message.content?.expiration), \(bind: message.content?.collapseId),
                     \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
@@ -76,6 +77,8 @@ public struct SQLMessageStore: MessageStore {
     static func decode(_ row: any SQLRow) throws -> StoredMessage {
         let singlecast = try row.decode(column: "singlecast", as: String?.self)
             .map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+        let segment = try row.decode(column: "segment", as: String?.self)
+            .map { try JSONDecoder().decode(Segment.self, from: Data($0.utf8)) }
         var content: PushContent?
         if let payload = try row.decode(column: "payload", as: String?.self) {
             content = PushContent(
@@ -101,6 +104,7 @@ public struct SQLMessageStore: MessageStore {
             policy: policy,
             broadcast: PushBroadcast(rawValue: try row.decode(column: "broadcast", as: Int.self)),
             singlecast: singlecast,
+            segment: segment,
             content: content,
             schedule: PublishSchedule(
                 publishAt: try timestamp("publish_at"),

@@ -10,6 +10,8 @@ public struct StoredMessage: Sendable, Equatable {
     public var policy: PublishPolicy
     public var broadcast: PushBroadcast
     public var singlecast: [String]?
+    /// Only the targeted devices that match it (app version, locale, model, last seen).
+    public var segment: Segment?
     /// What APNs receives; nil when the policy does not push.
     public var content: PushContent?
     public var schedule: PublishSchedule
@@ -24,7 +26,7 @@ public struct StoredMessage: Sendable, Equatable {
 
     public init(
         id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
-        broadcast: PushBroadcast = .all, singlecast: [String]? = nil, content: PushContent?,
+        broadcast: PushBroadcast = .all, singlecast: [String]? = nil, segment: Segment? = nil, content: PushContent?,
         schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
         dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
         createdAt: Timestamp
@@ -36,6 +38,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.policy = policy
         self.broadcast = broadcast
         self.singlecast = singlecast
+        self.segment = segment
         self.content = content
         self.schedule = schedule
         self.status = status
@@ -50,7 +53,8 @@ public struct StoredMessage: Sendable, Equatable {
     public init(id: String, app: String, channel: ChannelName, request: PublishRequest, now: Timestamp) {
         self.init(
             id: id, app: app, channel: channel, publisherId: request.publisherId, policy: request.policy,
-            broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), content: request.content,
+            broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), segment: request.segment,
+            content: request.content,
             schedule: request.schedule, dueAt: request.schedule.publishAt ?? now, createdAt: now)
     }
 }

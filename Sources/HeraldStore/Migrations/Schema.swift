@@ -156,9 +156,11 @@ enum Schema {
         Migration(name: "0006_device_metadata") { _ in
             // What the app tells Herald about each install (all optional; a later call updates what it
             // sends and keeps the rest). One column per statement: SQLite adds one column at a time.
+            // app_version_key is the version as 36 sortable digits (AppVersion.key), for segments.
             [
                 ("install_id", "TEXT"), ("device_name", "TEXT"), ("device_model", "TEXT"), ("app_version", "TEXT"),
-                ("app_build", "TEXT"), ("locale", "TEXT"), ("time_zone", "TEXT"), ("location_lat", "DOUBLE PRECISION"),
+                ("app_version_key", "TEXT"), ("app_build", "TEXT"), ("locale", "TEXT"), ("time_zone", "TEXT"),
+                ("location_lat", "DOUBLE PRECISION"),
                 ("location_lon", "DOUBLE PRECISION"), ("location_accuracy", "DOUBLE PRECISION"),
             ].map { column, type in "ALTER TABLE devices ADD COLUMN \(column) \(type)" }
         },
@@ -208,6 +210,10 @@ enum Schema {
                 "CREATE INDEX deliveries_by_device ON deliveries (app_id, device_id, id)",
                 "CREATE INDEX deliveries_by_time ON deliveries (delivered_at)",
             ]
+        },
+        Migration(name: "0009_publish_segments") { _ in
+            // A publish's segment (JSON), applied to each page of recipients by the fan-out.
+            ["ALTER TABLE messages ADD COLUMN segment TEXT"]
         },
     ]
 }

@@ -93,7 +93,7 @@ struct RegistrationBatch {
         // and cannot deadlock (PostgreSQL locks each row as its upsert reaches it).
         order.sort()
         var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
-        for chunk in order.chunks(ofCount: Self.maxBinds / 19) {
+        for chunk in order.chunks(ofCount: Self.maxBinds / 20) {
             let values = chunk.map { key -> SQLQueryString in
                 let call = latest[key]!
                 let request = call.request
@@ -103,14 +103,14 @@ struct RegistrationBatch {
                     (\(bind: call.app), \(bind: request.deviceId.rawValue), \(bind: Self.newId()), \(bind: request.deviceToken.rawValue), \
                     \(bind: request.os.rawValue), \(bind: request.osVersion), \(bind: now), \(bind: now), \(bind: true), \
                     \(bind: metadata.installId), \(bind: metadata.deviceName), \(bind: metadata.deviceModel), \(bind: metadata.appVersion), \
-                    \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone), \
+                    \(bind: metadata.appVersionKey), \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone), \
                     \(bind: metadata.location?.lat), \(bind: metadata.location?.lon), \(bind: metadata.location?.accuracy))
                     """
             }
             let rows = try await db.raw(
                 """
                 INSERT INTO devices (app_id, device_id, registration_id, device_token, os, os_version, created_at, last_seen_at, is_active,
-                    install_id, device_name, device_model, app_version, app_build, locale, time_zone,
+                    install_id, device_name, device_model, app_version, app_version_key, app_build, locale, time_zone,
                     location_lat, location_lon, location_accuracy)
                 VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (app_id, device_id) DO UPDATE SET
@@ -221,9 +221,12 @@ struct RegistrationBatch {
     static let keepUnsent: String = {
         let texts = ["install_id", "device_name", "device_model", "app_version", "app_build", "locale", "time_zone"]
             .map { "\($0) = COALESCE(excluded.\($0), devices.\($0))" }
+        // The version's sort key moves with the version (a version without one clears it).
+        let versionKey =
+            "app_version_key = CASE WHEN excluded.app_version IS NULL THEN devices.app_version_key ELSE excluded.app_version_key END"
         let location = ["location_lat", "location_lon", "location_accuracy"]
             .map { "\($0) = CASE WHEN excluded.location_lat IS NULL THEN devices.\($0) ELSE excluded.\($0) END" }
-        return (texts + location).joined(separator: ",\n    ")
+        return (texts + [versionKey] + location).joined(separator: ",\n    ")
     }()
 }
 

@@ -3,7 +3,8 @@ import SQLKit
 
 extension SQLRegistrationStore {
     /// One page of a message's recipients after `cursor`, by device key: active devices of a listed
-    /// operating system with a live registration in the channel (or, for a singlecast, in any channel).
+    /// operating system with a live registration in the channel (or, for a singlecast, in any channel),
+    /// that match the message's segment if it has one.
     public func recipients(
         app: String, filter: RecipientFilter, after cursor: Int64, limit: Int,
         now: Timestamp
@@ -11,6 +12,7 @@ extension SQLRegistrationStore {
         guard !filter.systems.isEmpty, filter.devices?.isEmpty != true else { return [] }
         let systems: [any Encodable & Sendable] = filter.systems.map(\.rawValue)
         let upTo = filter.upTo ?? Int64.max
+        let segment = filter.segment.sqlClause
         return try await backend.read { db in
             let rows: [any SQLRow]
             if let devices = filter.devices {
@@ -20,7 +22,7 @@ extension SQLRegistrationStore {
                     SELECT d.id AS device_key, d.device_id, d.device_token, d.os
                     FROM devices d
                     WHERE d.app_id = \(bind: app) AND d.device_id IN (\(binds: ids)) AND d.id > \(bind: cursor) AND d.id <= \(bind: upTo)
-                      AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))
+                      AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
                       AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
                                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
                     ORDER BY d.id
@@ -35,7 +37,7 @@ extension SQLRegistrationStore {
                     WHERE r.channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: filter.channel.rawValue))
                       AND r.device_id > \(bind: cursor) AND r.device_id <= \(bind: upTo)
                       AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-                      AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))
+                      AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
                     ORDER BY r.device_id
                     LIMIT \(bind: limit)
                     """

@@ -23,12 +23,12 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
                     """
                     INSERT INTO devices (app_id, device_id, registration_id, device_token, os, created_at, last_seen_at, is_active,
                         launch_count, first_launch_at, last_launch_at,
-                        install_id, device_name, device_model, app_version, app_build, locale, time_zone,
+                        install_id, device_name, device_model, app_version, app_version_key, app_build, locale, time_zone,
                         location_lat, location_lon, location_accuracy)
                     VALUES (\(bind: app), \(bind: deviceId.rawValue), \(bind: RegistrationBatch.newId()), '', '', \(bind: at), \(bind: at), \(bind: true),
                         1, \(bind: at), \(bind: at),
                         \(bind: metadata.installId), \(bind: metadata.deviceName), \(bind: metadata.deviceModel), \(bind: metadata.appVersion),
-                        \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone),
+                        \(bind: metadata.appVersionKey), \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone),
                         \(bind: metadata.location?.lat), \(bind: metadata.location?.lon), \(bind: metadata.location?.accuracy))
                     ON CONFLICT (app_id, device_id) DO UPDATE SET
                         launch_count = devices.launch_count + 1,

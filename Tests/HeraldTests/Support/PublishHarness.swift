@@ -10,7 +10,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// The whole server (routes, store on a SQLite file, dispatcher, APNs client) against the mock APNs
+/// The whole server (routes, store on a SQLite file or a PostgreSQL database, dispatcher, APNs client) against the mock APNs
 /// over TLS, with a manual clock that Herald, its provider tokens and the mock share.
 enum PublishHarness {
     static let topic = FixtureFiles.topic
@@ -39,8 +39,20 @@ enum PublishHarness {
             connections: 2, streamsPerConnection: 100)
     }
 
+    /// Which database the harness's Herald runs on.
+    enum Database: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case sqlite
+        case postgres
+        var testDescription: String { rawValue }
+
+        /// SQLite always; PostgreSQL when a test server is configured (under CI it must be).
+        static var available: [Database] {
+            PostgresTestDatabase.serverURL != nil || PostgresTestDatabase.isCI ? allCases : [.sqlite]
+        }
+    }
+
     static func with(
-        apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings,
+        apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings, database: Database = .sqlite,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
@@ -56,30 +68,35 @@ enum PublishHarness {
         mockConfiguration.now = { Double(clock.now.milliseconds) / 1000 }
         let mock = try await APNsMock.start(mockConfiguration)
         let scratch = try Scratch()
-        let url = DatabaseURL.sqliteFile(path: scratch.path("h.sqlite"))
-        let backend = try await HeraldRuntime.openMigrated(url, logger: logger)
-        let store = SQLRegistrationStore(backend: backend)
-        let messages = SQLMessageStore(backend: backend)
-        var apps = TestHerald.apps
-        if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
-        var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
-        configuration.sweeper.intervalSeconds = 0
-        configuration.dispatcher = settings
-        let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, messages: messages,
-            registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
-        var failure: (any Error)?
+        defer { scratch.remove() }
+        @Sendable func run(_ url: DatabaseURL) async throws {
+            try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
+                let store = SQLRegistrationStore(backend: backend)
+                // The test's manual clock decides leases on PostgreSQL too (not the server's).
+                let messages = SQLMessageStore(backend: backend, clock: .caller)
+                var apps = TestHerald.apps
+                if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
+                var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
+                configuration.sweeper.intervalSeconds = 0
+                configuration.dispatcher = settings
+                let app = HeraldServer.makeApplication(
+                    configuration: configuration, store: store, messages: messages,
+                    registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+                try await app.test(.router) { client in
+                    try await body(Harness(client: client, store: store, messages: messages, clock: clock, mock: mock))
+                }
+            }
+        }
         do {
-            try await app.test(.router) { client in
-                try await body(Harness(client: client, store: store, messages: messages, clock: clock, mock: mock))
+            switch database {
+            case .sqlite: try await run(.sqliteFile(path: scratch.path("h.sqlite")))
+            case .postgres: try await PostgresTestDatabase.with { url in try await run(url) }
             }
         } catch {
-            failure = error
+            try? await mock.shutdown()
+            throw error
         }
-        try? await backend.close()
         try? await mock.shutdown()
-        scratch.remove()
-        if let failure { throw failure }
     }
 
     /// Distinct 64-character hex tokens.
