@@ -63,7 +63,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // libcurl with typed C shims for its variadic calls; nothing but HeraldAPNs imports it.
+        // libcurl with typed C shims for its variadic calls; HeraldAPNs and HeraldWebhooks import it.
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -77,6 +77,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Webhook events out: signing, retry policy and a libcurl easy-handle sender.
+        .target(
+            name: "HeraldWebhooks",
+            dependencies: [
+                "CCurl",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -114,6 +123,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
+                "HeraldWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -200,8 +210,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 "Herald",
                 "HeraldAPNs",
+                "HeraldWebhooks",
                 "APNsMock",
                 "HeraldTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "SQLKit", package: "sql-kit"),

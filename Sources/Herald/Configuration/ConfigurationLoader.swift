@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPNs
 import HeraldCore
 import HeraldStore
+import HeraldWebhooks
 
 /// Reads `HeraldConfiguration` through swift-configuration: command-line flags win over `HERALD_*`
 /// environment variables, which win over the JSON file, which wins over the defaults.
@@ -182,9 +183,34 @@ public enum ConfigurationLoader {
                 }
                 keys.append(APIKey(key: key, role: role))
             }
-            apps.append(AppConfiguration(id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id)))
+            apps.append(
+                AppConfiguration(
+                    id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id),
+                    webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id)))
         }
         return apps
+    }
+
+    /// An app's `webhook` block: `url` and `secret` (or `secretFile`) both, or neither.
+    static func readWebhook(_ settings: Settings, prefix: String, app: String) throws(ConfigurationError) -> WebhookTarget? {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError("configuration: app '\(app)' webhook: \(message)") }
+        let url = settings.string("\(prefix).url").flatMap { $0.isEmpty ? nil : $0 }
+        var secret = settings.string("\(prefix).secret", secret: true).flatMap { $0.isEmpty ? nil : $0 }
+        if secret == nil, let file = settings.string("\(prefix).secretFile") {
+            guard let contents = FileManager.default.contents(atPath: file) else { throw fail("secretFile '\(file)' cannot be read") }
+            secret = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .newlines)
+        }
+        let caFile = settings.string("\(prefix).caFile").flatMap { $0.isEmpty ? nil : $0 }
+        let timeout = try settings.integer("\(prefix).timeoutSeconds")
+        guard let url else {
+            if secret != nil || caFile != nil || timeout != nil { throw fail("url is missing (\(prefix).url)") }
+            return nil
+        }
+        guard let secret else { throw fail("secret is missing (\(prefix).secret or \(prefix).secretFile)") }
+        if let problem = WebhookTarget.problem(url: url, secret: secret) { throw fail(problem) }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) { throw fail("caFile '\(caFile)' cannot be read") }
+        if let timeout, !(1...300).contains(timeout) { throw fail("timeoutSeconds must be between 1 and 300") }
+        return WebhookTarget(url: url, secret: secret, caFile: caFile, timeoutMilliseconds: (timeout ?? 10) * 1000)
     }
 
     /// An app's `apns` block, checked as far as it can be without a network: the values, and

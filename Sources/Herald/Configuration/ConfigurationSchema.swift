@@ -29,6 +29,7 @@ indirect enum ConfigurationSchema: Sendable {
                     "id": .value,
                     "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
                     "apns": .values(APNsAppConfiguration.settingNames),
+                    "webhook": .values("url", "secret", "secretFile", "caFile", "timeoutSeconds"),
                 ], required: ["id", "keys"])),
     ])
 

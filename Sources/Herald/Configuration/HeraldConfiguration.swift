@@ -1,6 +1,7 @@
 import HeraldAPNs
 import HeraldCore
 import HeraldStore
+import HeraldWebhooks
 
 /// Everything `herald serve` needs, read once at start-up. Tests build it literally (port 0).
 public struct HeraldConfiguration: Sendable {
@@ -33,6 +34,8 @@ public struct HeraldConfiguration: Sendable {
     public var dispatcher: DispatcherSettings
     /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
     public var history = HistoryRetentionSettings()
+    /// How events that a webhook did not acknowledge are retried (tests shorten it).
+    public var webhooks = WebhookRetryPolicy()
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.
     public var apps: [AppConfiguration]
 
@@ -55,11 +58,14 @@ public struct AppConfiguration: Sendable, Equatable {
     public var keys: [APIKey]
     /// nil: the app registers devices, but its messages fail with a clear reason.
     public var apns: APNsAppConfiguration?
+    /// nil: no events are recorded for the app.
+    public var webhook: WebhookTarget?
 
-    public init(id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil) {
+    public init(id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, webhook: WebhookTarget? = nil) {
         self.id = id
         self.keys = keys
         self.apns = apns
+        self.webhook = webhook
     }
 }
 

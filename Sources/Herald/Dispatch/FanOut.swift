@@ -197,12 +197,14 @@ struct FanOut: Sendable {
                 page: page,
                 .removed(
                     TokenRemoval(
-                        deviceKey: recipient.key, deviceToken: recipient.deviceToken, invalidSince: since.map(Timestamp.init(milliseconds:))
-                    )), device: device, reason: reason)
+                        deviceKey: recipient.key, deviceToken: recipient.deviceToken,
+                        invalidSince: since.map(Timestamp.init(milliseconds:)),
+                        reason: reason)), device: device, reason: reason)
         case .deactivateToken:
             state.progress.record(
-                page: page, .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken)), device: device,
-                reason: reason)
+                page: page,
+                .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason)),
+                device: device, reason: reason)
         case .abort(let failure):
             state.progress.record(page: page, .failed, device: device, reason: reason ?? failure)
             if state.abort == nil { state.abort = failure }

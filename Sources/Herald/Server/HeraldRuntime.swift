@@ -64,10 +64,11 @@ public enum HeraldRuntime {
         }
         let directory = try AppDirectory(apps: apps)
         let announced = demo
+        let events = EventOutbox.forApps(configuration.apps)
         let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-            registry: SQLDeviceRegistry(backend: backend), apps: directory, clock: clock,
-            logger: logger,
+            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
+            registry: SQLDeviceRegistry(backend: backend, events: events), apps: directory, clock: clock,
+            outbox: SQLWebhookOutbox(backend: backend), logger: logger,
             onServerRunning: { port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))
             })

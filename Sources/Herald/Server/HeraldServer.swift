@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldWebhooks
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -23,7 +24,7 @@ public enum HeraldServer {
     }
 
     /// The server and its services. They stop in reverse order: the HTTP server first (no new
-    /// publishes), then the sweeper, the dispatcher (checkpoints and gives its leases back) and last
+    /// publishes), then the sweeper, the webhook sender, the dispatcher (checkpoints and gives its leases back) and last
     /// the APNs clients it was using.
     public static func makeApplication(
         configuration: HeraldConfiguration,
@@ -32,6 +33,7 @@ public enum HeraldServer {
         registry: any DeviceRegistryStore,
         apps: AppDirectory,
         clock: any WallClock = SystemClock(),
+        outbox: (any WebhookOutboxStore)? = nil,
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
@@ -45,6 +47,13 @@ public enum HeraldServer {
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
             singleServer: configuration.database.isSingleServer, logger: logger)
         var services: [any Service] = [clients, dispatcher]
+        let targets = Dictionary(uniqueKeysWithValues: configuration.apps.compactMap { app in app.webhook.map { (app.id, $0) } })
+        if let outbox, !targets.isEmpty {
+            services.append(
+                WebhookService(
+                    outbox: outbox, targets: targets, clock: clock, policy: configuration.webhooks,
+                    pollInterval: .milliseconds(Int64(configuration.dispatcher.pollIntervalSeconds * 1000)), logger: logger))
+        }
         if configuration.sweeper.intervalSeconds > 0 {
             services.append(SweeperService(sweeper: sweeper, intervalSeconds: configuration.sweeper.intervalSeconds, logger: logger))
         }

@@ -160,11 +160,14 @@ public struct TokenRemoval: Sendable, Equatable {
     public var deviceToken: String
     /// APNs's timestamp (epoch ms); the device stays if it was seen after it. nil: APNs gave none.
     public var invalidSince: Timestamp?
+    /// APNs's reason (`Unregistered`), for the app's webhook event.
+    public var reason: String?
 
-    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?) {
+    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
         self.invalidSince = invalidSince
+        self.reason = reason
     }
 }
 
@@ -172,9 +175,12 @@ public struct TokenRemoval: Sendable, Equatable {
 public struct TokenDeactivation: Sendable, Equatable {
     public var deviceKey: Int64
     public var deviceToken: String
+    /// APNs's reason (`BadDeviceToken`, `DeviceTokenNotForTopic`), for the app's webhook event.
+    public var reason: String?
 
-    public init(deviceKey: Int64, deviceToken: String) {
+    public init(deviceKey: Int64, deviceToken: String, reason: String? = nil) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
+        self.reason = reason
     }
 }

@@ -21,10 +21,11 @@ extension SQLMessageStore {
         running: Set<String>
     ) async throws -> [ClaimedSlice] {
         guard limit > 0 else { return [] }
+        let recordedAt = now.milliseconds
         return try await backend.write { db in
             let dialect = StoreDialect(db)
             let now = clock.now(now, dialect)
-            try await Self.foldAbandonedSlices(db, now: now)
+            try await foldAbandonedSlices(db, now: now, at: recordedAt)
             try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect)
             // Candidates, locked (PostgreSQL) so two instances never take the same slice; rows another
             // instance is taking right now are skipped, not waited for.
@@ -151,7 +152,7 @@ extension SQLMessageStore {
     /// counts go to the message and they go away; their pending count is dropped, nothing is sending it.
     /// The rows are not locked when listed: the message row is locked first, as `finishSlice` does, and a
     /// slice another claimer folded meanwhile is simply not deleted (and not counted) again.
-    static func foldAbandonedSlices(_ db: any SQLDatabase, now: SQLQueryString) async throws {
+    func foldAbandonedSlices(_ db: any SQLDatabase, now: SQLQueryString, at: Int64) async throws {
         let abandoned = try await db.raw(
             """
             SELECT s.message_id, s.slice FROM message_slices s JOIN messages m ON m.id = s.message_id
@@ -161,8 +162,8 @@ extension SQLMessageStore {
         ).all()
         for row in abandoned {
             let id = try row.decode(column: "message_id", as: String.self)
-            try await lockMessage(db, id: id, now: now)
-            try await fold(db, id: id, slices: "slice = \(bind: try row.decode(column: "slice", as: Int.self))", now: now)
+            try await Self.lockMessage(db, id: id, now: now)
+            try await fold(db, id: id, slices: "slice = \(bind: try row.decode(column: "slice", as: Int.self))", now: now, at: at)
         }
     }
 
@@ -174,8 +175,9 @@ extension SQLMessageStore {
     }
 
     /// Adds the counts of the message's slices that `slices` selects to the message and deletes them.
-    /// When none is left, the occurrence is over: `occurrences` goes up by one.
-    static func fold(_ db: any SQLDatabase, id: String, slices: SQLQueryString, now: SQLQueryString) async throws {
+    /// When none is left, the occurrence is over: `occurrences` goes up by one, and a message that ended
+    /// early (failed or cancelled) gets its `message.finished` event here, with its final counts.
+    func fold(_ db: any SQLDatabase, id: String, slices: SQLQueryString, now: SQLQueryString, at: Int64) async throws {
         let folded = try await db.raw(
             """
             DELETE FROM message_slices WHERE message_id = \(bind: id) AND \(slices)
@@ -191,14 +193,22 @@ extension SQLMessageStore {
         }
         let remaining = try await db.raw("SELECT COUNT(*) AS remaining FROM message_slices WHERE message_id = \(bind: id)").first()
         let over: Int64 = try remaining?.decode(column: "remaining", as: Int.self) == 0 ? 1 : 0
-        try await db.raw(
+        let ended = try await db.raw(
             """
             UPDATE messages SET sent = sent + \(bind: sums[0]), failed = failed + \(bind: sums[1]),
                 tokens_removed = tokens_removed + \(bind: sums[2]), tokens_deactivated = tokens_deactivated + \(bind: sums[3]),
                 occurrences = occurrences + \(bind: over), pending = 0, updated_at = \(now)
             WHERE id = \(bind: id)
+            RETURNING status, occurrences, error_message
             """
-        ).run()
+        ).first()
+        if over == 1, let ended, let status = MessageStatus(rawValue: try ended.decode(column: "status", as: String.self)),
+            status == .failed || status == .cancelled
+        {
+            try await appendFinished(
+                db, id: id, occurrence: try ended.decode(column: "occurrences", as: Int64.self) - 1, status: status,
+                error: try ended.decode(column: "error_message", as: String?.self), at: at)
+        }
     }
 
     public func checkpoint(
@@ -242,10 +252,16 @@ extension SQLMessageStore {
                     """
                     DELETE FROM devices WHERE id = \(bind: removal.deviceKey) AND device_token = \(bind: removal.deviceToken)
                       AND last_seen_at <= \(bind: removal.invalidSince?.milliseconds ?? Int64.max)
-                    RETURNING id
+                    RETURNING app_id, device_id
                     """
                 ).all()
                 removed += Int64(rows.count)
+                for row in rows {
+                    try await events.append(
+                        db, app: try row.decode(column: "app_id", as: String.self), type: .deviceTokenRemoved,
+                        data: Self.deviceEvent(row, token: removal.deviceToken, message: checkpoint.messageId, reason: removal.reason),
+                        at: recordedAt)
+                }
             }
             var deactivated: Int64 = 0
             for deactivation in checkpoint.deactivate {
@@ -254,10 +270,17 @@ extension SQLMessageStore {
                     UPDATE devices SET is_active = \(bind: false), deactivated_by = \(bind: DeactivatedBy.apns.rawValue)
                     WHERE id = \(bind: deactivation.deviceKey) AND device_token = \(bind: deactivation.deviceToken)
                       AND is_active = \(bind: true)
-                    RETURNING id
+                    RETURNING app_id, device_id
                     """
                 ).all()
                 deactivated += Int64(rows.count)
+                for row in rows {
+                    var data = try Self.deviceEvent(
+                        row, token: deactivation.deviceToken, message: checkpoint.messageId, reason: deactivation.reason)
+                    data["by"] = .string(DeactivatedBy.apns.rawValue)
+                    try await events.append(
+                        db, app: try row.decode(column: "app_id", as: String.self), type: .deviceDeactivated, data: data, at: recordedAt)
+                }
             }
             try await db.raw(
                 """
@@ -283,6 +306,7 @@ extension SQLMessageStore {
         id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
         now: Timestamp
     ) async throws {
+        let recordedAt = now.milliseconds
         try await backend.write { db in
             let now = clock.now(now, StoreDialect(db))
             try await Self.lockMessage(db, id: id, now: now)
@@ -308,7 +332,7 @@ extension SQLMessageStore {
                 .map { try $0.decode(column: "status", as: String.self) }
             guard status == MessageStatus.running.rawValue else {
                 // Cancelled or failed: this slice's counts go to the message now; the others' as they stop.
-                try await Self.fold(db, id: id, slices: "done = \(bind: true)", now: now)
+                try await fold(db, id: id, slices: "done = \(bind: true)", now: now, at: recordedAt)
                 return
             }
             let open = try await db.raw(
@@ -317,15 +341,49 @@ extension SQLMessageStore {
                 """
             ).first()
             guard try open?.decode(column: "open", as: Int.self) == 0 else { return }
-            try await Self.fold(db, id: id, slices: "done = \(bind: true)", now: now)
+            try await fold(db, id: id, slices: "done = \(bind: true)", now: now, at: recordedAt)
+            let ended: MessageStatus = next == nil ? .published : .scheduled
             try await db.raw(
                 """
-                UPDATE messages SET status = \(bind: next == nil ? MessageStatus.published.rawValue : MessageStatus.scheduled.rawValue),
-                    due_at = \(bind: next?.milliseconds)
+                UPDATE messages SET status = \(bind: ended.rawValue), due_at = \(bind: next?.milliseconds)
                 WHERE id = \(bind: id) AND status = 'running'
                 """
             ).run()
+            try await appendFinished(db, id: id, occurrence: occurrence, status: ended, error: nil, at: recordedAt)
         }
+    }
+
+    /// A device event's data: the device, its token (the app's backend keys its own table by it), and the
+    /// message whose send found out.
+    static func deviceEvent(_ row: any SQLRow, token: String, message: String, reason: String?) throws -> [String: JSONValue] {
+        [
+            "deviceId": .string(try row.decode(column: "device_id", as: String.self)), "deviceToken": .string(token),
+            "messageId": .string(message), "reason": reason.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    /// `message.finished` for the occurrence that just ended, with the message's counts as they stand
+    /// (the message row and its remaining slices, read in this transaction).
+    func appendFinished(
+        _ db: any SQLDatabase, id: String, occurrence: Int64, status: MessageStatus, error: String?, at: Int64
+    ) async throws {
+        guard !events.apps.isEmpty,
+            let row = try await db.raw("SELECT app_id, channel FROM messages WHERE id = \(bind: id)").first()
+        else { return }
+        let app = try row.decode(column: "app_id", as: String.self)
+        guard events.apps.contains(app) else { return }
+        let counts = try await Self.counts(db, id: id)
+        try await events.append(
+            db, app: app, type: .messageFinished,
+            data: [
+                "messageId": .string(id), "channel": .string(try row.decode(column: "channel", as: String.self)),
+                "occurrence": .integer(occurrence + 1), "status": .string(status.rawValue),
+                "errorMessage": error.map(JSONValue.string) ?? .null,
+                "deliveries": .object([
+                    "sent": .integer(counts.sent), "failed": .integer(counts.failed), "targeted": .integer(counts.targeted),
+                    "tokensRemoved": .integer(counts.tokensRemoved), "tokensDeactivated": .integer(counts.tokensDeactivated),
+                ]),
+            ], at: at)
     }
 
     public func release(owner: String, now: Timestamp) async throws {

@@ -10,9 +10,29 @@ public struct SQLMessageStore: MessageStore {
 
     /// `clock` defaults to the backend's: the database's on PostgreSQL, the caller's on SQLite. Tests that
     /// drive time by hand on PostgreSQL pass `.caller`.
-    public init(backend: any SQLBackend, clock: StoreClock? = nil) {
+    /// Which apps' changes write webhook events (in the same transactions).
+    let events: EventOutbox
+
+    public init(backend: any SQLBackend, clock: StoreClock? = nil, events: EventOutbox = .none) {
         self.backend = backend
         self.clock = clock ?? backend.leaseClock
+        self.events = events
+    }
+
+    /// The message's counts: its row plus its slices' (the occurrence in progress), in one statement.
+    static func counts(_ db: any SQLDatabase, id: String) async throws -> DeliveryCounts {
+        let columns = ["sent", "failed", "pending", "tokens_removed", "tokens_deactivated"]
+        let sums = columns.map { column -> String in
+            "m.\(column) + (SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS \(column)"
+        }.joined(separator: ", ")
+        guard let row = try await db.raw("SELECT \(unsafeRaw: sums) FROM messages m WHERE m.id = \(bind: id)").first() else {
+            return DeliveryCounts()
+        }
+        return DeliveryCounts(
+            sent: try row.decode(column: "sent", as: Int64.self), failed: try row.decode(column: "failed", as: Int64.self),
+            pending: try row.decode(column: "pending", as: Int64.self),
+            tokensRemoved: try row.decode(column: "tokens_removed", as: Int64.self),
+            tokensDeactivated: try row.decode(column: "tokens_deactivated", as: Int64.self))
     }
 
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
@@ -63,6 +83,19 @@ public struct SQLMessageStore: MessageStore {
 
     public func cancel(app: String, id: String, now: Timestamp) async throws -> Bool {
         try await backend.write { db in
+            // Waiting for its (next) occurrence: it ends here. A running one ends when its slices stop.
+            if let waiting = try await db.raw(
+                """
+                UPDATE messages SET status = 'cancelled', due_at = NULL, updated_at = \(bind: now.milliseconds)
+                WHERE id = \(bind: id) AND app_id = \(bind: app) AND status = 'scheduled'
+                RETURNING occurrences
+                """
+            ).first() {
+                try await appendFinished(
+                    db, id: id, occurrence: try waiting.decode(column: "occurrences", as: Int64.self), status: .cancelled, error: nil,
+                    at: now.milliseconds)
+                return true
+            }
             let rows = try await db.raw(
                 """
                 UPDATE messages SET status = 'cancelled', due_at = NULL, updated_at = \(bind: now.milliseconds)

@@ -215,5 +215,29 @@ enum Schema {
             // A publish's segment (JSON), applied to each page of recipients by the fan-out.
             ["ALTER TABLE messages ADD COLUMN segment TEXT"]
         },
+        Migration(name: "0010_webhook_events") { dialect in
+            [
+                // The webhook outbox: events written in the transaction of their change, deleted once the
+                // app's receiver acknowledges them. `lease_*` keeps two instances from posting one at once.
+                """
+                CREATE TABLE webhook_events (
+                    id \(dialect.identity),
+                    event_id TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at BIGINT NOT NULL,
+                    lease_owner TEXT,
+                    lease_until BIGINT,
+                    last_error TEXT
+                )
+                """,
+                // Due events, oldest first.
+                "CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id)",
+                "CREATE INDEX webhook_events_by_app ON webhook_events (app_id)",
+            ]
+        },
     ]
 }

@@ -102,15 +102,27 @@ extension SQLDeviceRegistry {
 
     public func setActive(app: String, deviceId: String, active: Bool, reason: String?, now: Timestamp) async throws -> Bool {
         try await backend.write { db in
-            try await db.raw(
-                """
-                UPDATE devices SET is_active = \(bind: active),
-                    deactivated_by = \(bind: active ? nil : DeactivatedBy.admin.rawValue),
-                    inactive_reason = \(bind: active ? nil : reason)
-                WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
-                RETURNING id
-                """
-            ).first() != nil
+            guard
+                let row = try await db.raw(
+                    """
+                    UPDATE devices SET is_active = \(bind: active),
+                        deactivated_by = \(bind: active ? nil : DeactivatedBy.admin.rawValue),
+                        inactive_reason = \(bind: active ? nil : reason)
+                    WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
+                    RETURNING device_token
+                    """
+                ).first()
+            else { return false }
+            if !active {
+                let token = try row.decode(column: "device_token", as: String.self)
+                try await events.append(
+                    db, app: app, type: .deviceDeactivated,
+                    data: [
+                        "deviceId": .string(deviceId), "deviceToken": token.isEmpty ? .null : .string(token), "by": .string("admin"),
+                        "reason": reason.map(JSONValue.string) ?? .null, "messageId": .null,
+                    ], at: now.milliseconds)
+            }
+            return true
         }
     }
 

@@ -8,9 +8,13 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
     /// Launches kept per device, newest first; older ones are deleted as new ones come in.
     let launchHistoryLimit: Int
 
-    public init(backend: any SQLBackend, launchHistoryLimit: Int = 100) {
+    /// Which apps' admin deactivations write a webhook event (in the same transaction).
+    let events: EventOutbox
+
+    public init(backend: any SQLBackend, launchHistoryLimit: Int = 100, events: EventOutbox = .none) {
         self.backend = backend
         self.launchHistoryLimit = max(1, launchHistoryLimit)
+        self.events = events
     }
 
     public func recordLaunch(app: String, deviceId: DeviceID, metadata: DeviceMetadata, now: Timestamp) async throws -> LaunchRecord {

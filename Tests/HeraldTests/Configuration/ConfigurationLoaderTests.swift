@@ -4,6 +4,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldStore
 import HeraldTestSupport
+import HeraldWebhooks
 import Logging
 import Testing
 
@@ -214,6 +215,38 @@ import Testing
         let off = try withFile(#"{"history": {"enabled": false}, \#(app)}"#) { try ConfigurationLoader.load(file: $0, environment: [:]) }
         #expect(!off.dispatcher.recordHistory)
         #expect(try failure(#"{"history": {"enabled": "sometimes"}, \#(app)}"#)?.contains("history.enabled must be true or false") == true)
+    }
+
+    @Test func historyRetentionAndWebhooksAreRead() throws {
+        let keys = #""keys": [{"key": "k", "role": "client"}]"#
+        let loaded = try withFile(
+            #"{"history": {"days": 7, "maxPerDevice": 20}, "apps": [{"id": "a", \#(keys), "webhook": {"url": "https://backend.example/hooks", "secret": "0123456789abcdef", "timeoutSeconds": 3}}]}"#
+        ) { try ConfigurationLoader.load(file: $0, environment: [:]) }
+        #expect(loaded.history == HistoryRetentionSettings(days: 7, maxPerDevice: 20))
+        #expect(loaded.apps[0].webhook?.url == "https://backend.example/hooks" && loaded.apps[0].webhook?.timeoutMilliseconds == 3000)
+        #expect(loaded.apps[0].webhook?.secret == "0123456789abcdef")
+        let cases: [(String, String)] = [
+            (#""webhook": {"url": "https://b.example/h"}"#, "app 'a' webhook: secret is missing"),
+            (#""webhook": {"secret": "0123456789abcdef"}"#, "app 'a' webhook: url is missing"),
+            (#""webhook": {"url": "ftp://b.example/h", "secret": "0123456789abcdef"}"#, "url must start with https://"),
+            (#""webhook": {"url": "https://b.example/h", "secret": "short"}"#, "secret must be at least 16 characters"),
+            (
+                #""webhook": {"url": "https://b.example/h", "secret": "0123456789abcdef", "timeoutSeconds": 0}"#,
+                "timeoutSeconds must be between 1 and 300"
+            ),
+            (
+                #""webhook": {"url": "https://b.example/h", "secret": "0123456789abcdef", "caFile": "/nonexistent.pem"}"#,
+                "caFile '/nonexistent.pem' cannot be read"
+            ),
+            (#""webhook": {"uri": "https://b.example/h"}"#, "did you mean 'apps[0].webhook.url'?"),
+        ]
+        for (block, expected) in cases {
+            let message = try failure(#"{"apps": [{"id": "a", \#(keys), \#(block)}]}"#)
+            #expect(message?.contains(expected) == true, "\(block): \(message ?? "loaded")")
+        }
+        #expect(
+            try failure(#"{"history": {"days": 0}, "apps": [{"id": "a", \#(keys)}]}"#)?.contains("history.days must be between 1 and 3650")
+                == true)
     }
 
     @Test func brokenJSONSaysWhere() throws {

@@ -5,6 +5,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldStore
 import HeraldTestSupport
+import HeraldWebhooks
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -28,6 +29,7 @@ enum PublishHarness {
         let client: any TestClientProtocol
         let store: SQLRegistrationStore
         let messages: SQLMessageStore
+        let outbox: SQLWebhookOutbox
         let clock: ManualClock
         let mock: APNsMock
     }
@@ -53,6 +55,7 @@ enum PublishHarness {
 
     static func with(
         apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings, database: Database = .sqlite,
+        webhook: WebhookTarget? = nil,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
@@ -71,19 +74,24 @@ enum PublishHarness {
         defer { scratch.remove() }
         @Sendable func run(_ url: DatabaseURL) async throws {
             try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
-                let store = SQLRegistrationStore(backend: backend)
-                // The test's manual clock decides leases on PostgreSQL too (not the server's).
-                let messages = SQLMessageStore(backend: backend, clock: .caller)
                 var apps = TestHerald.apps
                 if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
+                apps[0].webhook = webhook
+                let events = EventOutbox.forApps(apps)
+                let store = SQLRegistrationStore(backend: backend)
+                // The test's manual clock decides leases on PostgreSQL too (not the server's).
+                let messages = SQLMessageStore(backend: backend, clock: .caller, events: events)
+                let outbox = SQLWebhookOutbox(backend: backend, clock: .caller)
                 var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
                 configuration.sweeper.intervalSeconds = 0
                 configuration.dispatcher = settings
+                configuration.webhooks = WebhookRetryPolicy(baseMilliseconds: 1_000, maxMilliseconds: 60_000)
                 let app = HeraldServer.makeApplication(
                     configuration: configuration, store: store, messages: messages,
-                    registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
+                    registry: SQLDeviceRegistry(backend: backend, events: events), apps: try AppDirectory(apps: apps), clock: clock,
+                    outbox: outbox, logger: logger)
                 try await app.test(.router) { client in
-                    try await body(Harness(client: client, store: store, messages: messages, clock: clock, mock: mock))
+                    try await body(Harness(client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock))
                 }
             }
         }

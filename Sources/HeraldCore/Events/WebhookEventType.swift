@@ -1,0 +1,9 @@
+/// The events an app's webhook receives.
+public enum WebhookEventType: String, Sendable, CaseIterable {
+    /// APNs said the device's token is gone (410): Herald removed the device and its registrations.
+    case deviceTokenRemoved = "device.tokenRemoved"
+    /// The device was switched off: by APNs refusing its token, or by an admin.
+    case deviceDeactivated = "device.deactivated"
+    /// An occurrence of a message ended (sent to everyone, failed, or cancelled), with its counts.
+    case messageFinished = "message.finished"
+}
