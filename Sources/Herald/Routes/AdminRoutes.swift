@@ -17,6 +17,7 @@ struct AdminRoutes {
         return JSONBody.response(
             .object([
                 "removed": .integer(Int64(report.removed)),
+                "historyPruned": .integer(Int64(report.historyPruned)),
                 "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
             ]))
     }

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldStore
 import HeraldTestSupport
 import Logging
+import SQLKit
 import Testing
 
 /// The built `herald` binary against the mock APNs over TLS: a fan-out survives `kill -9` and SIGTERM,
@@ -131,6 +132,25 @@ import Testing
         #expect(status.delivery("pending") == 0)
         restarted.process.terminate()
         #expect(try await restarted.waitForExit() == 0)
+        // The history is written with the checkpoints: the pages re-sent after the kill were never recorded
+        // before it, so each device has exactly one entry, like the counts.
+        let history = try await Self.history(files, message: id)
+        #expect(history.count == Self.devices, "one entry per device, not per send")
+        #expect(history.values.allSatisfy { $0 == ["sent"] })
+    }
+
+    /// Each device's delivery-history outcomes for `message`, read from the stopped server's file.
+    static func history(_ files: (config: String, database: String), message: String) async throws -> [String: [String]] {
+        try await HeraldRuntime.withMigrated(try DatabaseURL(parsing: files.database), logger: Logger(label: "herald.tests")) { backend in
+            try await backend.read { db in
+                var outcomes: [String: [String]] = [:]
+                for row in try await db.raw("SELECT device_id, outcome FROM deliveries WHERE message_id = \(bind: message)").all() {
+                    outcomes[try row.decode(column: "device_id", as: String.self), default: []]
+                        .append(try row.decode(column: "outcome", as: String.self))
+                }
+                return outcomes
+            }
+        }
     }
 
     @Test func sigtermStopsAFanOutWithinSecondsAndTheRestartFinishesIt() async throws {

@@ -60,6 +60,21 @@ import Testing
         }
     }
 
+    @Test func theSweepPrunesHistoryPastItsAge() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<3)
+            let id = try await h.publish("news", #"{"message": "Hi"}"#)
+            _ = try await h.waitFor(id, status: "published")
+            let sweep = try await h.client.call(.post, "/shop/k-admin/admin/sweep")
+            #expect(sweep.body["historyPruned"] == .integer(0), "a fresh history stays")
+            h.clock.advance(milliseconds: 31 * 86_400_000)
+            let later = try await h.client.call(.post, "/shop/k-admin/admin/sweep")
+            #expect(later.body["historyPruned"] == .integer(3), "\(later.body)")
+            let answer = try await h.client.call(.get, "/shop/k-server/devices/dev-0/deliveries")
+            #expect(answer.body["deliveries"] == .array([]))
+        }
+    }
+
     @Test func withHistoryOffNothingIsRecorded() async throws {
         var settings = PublishHarness.fastSettings
         settings.recordHistory = false
