@@ -6,13 +6,12 @@ struct AdminRoutes {
     let apps: AppDirectory
     let sweeper: Sweeper
 
-    func add(to router: Router<some RequestContext>) {
-        router.post("/{appId}/{apiKey}/admin/sweep") { _, context in try await sweep(context) }
+    func add(to router: Router<HeraldRequestContext>) {
+        router.requiring(.admin, apps: apps).post("/{appId}/{apiKey}/admin/sweep") { _, context in try await sweep(context) }
     }
 
     /// Sweeps expired registrations of every app now; answers what it removed and how long it took.
-    func sweep(_ context: some RequestContext) async throws -> Response {
-        _ = try AppScope(context, apps: apps, requires: .admin)
+    func sweep(_ context: HeraldRequestContext) async throws -> Response {
         let report = try await sweeper.sweep(trigger: "admin")
         return JSONBody.response(
             .object([

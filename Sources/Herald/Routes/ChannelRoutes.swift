@@ -8,15 +8,15 @@ struct ChannelRoutes {
     let apps: AppDirectory
     let clock: any WallClock
 
-    func add(to router: Router<some RequestContext>) {
+    func add(to router: Router<HeraldRequestContext>) {
         let path = "/{appId}/{apiKey}/messaging/channels"
-        router.get(RouterPath(path)) { _, context in try await list(context) }
-        router.delete(RouterPath(path + "/{channelName}")) { _, context in try await delete(context) }
+        router.requiring(.admin, apps: apps).get(RouterPath(path)) { _, context in try await list(context) }
+        router.requiring(.server, apps: apps).delete(RouterPath(path + "/{channelName}")) { _, context in try await delete(context) }
     }
 
-    func list(_ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
-        let channels = try await store.channels(app: scope.appId, now: clock.now)
+    func list(_ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
+        let channels = try await store.channels(app: appId, now: clock.now)
         return JSONBody.response(
             .array(
                 channels.map { channel in
@@ -24,11 +24,11 @@ struct ChannelRoutes {
                 }))
     }
 
-    func delete(_ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .server)
+    func delete(_ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let text = try AppScope.parameter("channelName", context)
         let name = try ChannelName(validating: text, property: "channelName")
-        guard try await store.deleteChannel(app: scope.appId, name: name) else { throw HeraldFault.unknownChannel(text) }
+        guard try await store.deleteChannel(app: appId, name: name) else { throw HeraldFault.unknownChannel(text) }
         return JSONBody.response(.object(["result": .bool(true)]))
     }
 }

@@ -10,25 +10,30 @@ struct DeviceRoutes {
     let apps: AppDirectory
     let clock: any WallClock
 
-    func add(to router: Router<some RequestContext>) {
-        router.get("/{appId}/{apiKey}/devices") { request, context in try await list(request, context) }
+    func add(to router: Router<HeraldRequestContext>) {
         let device = "/{appId}/{apiKey}/devices/{deviceId}"
-        router.post(RouterPath(device + "/launches")) { request, context in try await launch(request, context) }
-        router.get(RouterPath(device + "/launches")) { request, context in try await launches(request, context) }
-        router.get(RouterPath(device + "/deliveries")) { request, context in try await deliveries(request, context) }
-        router.get(RouterPath(device)) { _, context in try await record(context) }
-        router.delete(RouterPath(device)) { _, context in try await erase(context) }
-        router.post(RouterPath(device + "/deactivate")) { request, context in try await deactivate(request, context) }
-        router.post(RouterPath(device + "/activate")) { _, context in try await activate(context) }
+        router.requiring(.client, apps: apps).post(RouterPath(device + "/launches")) { request, context in
+            try await launch(request, context)
+        }
+        router.requiring(.server, apps: apps).get(RouterPath(device + "/deliveries")) { request, context in
+            try await deliveries(request, context)
+        }
+        let admin = router.requiring(.admin, apps: apps)
+        admin.get("/{appId}/{apiKey}/devices") { request, context in try await list(request, context) }
+        admin.get(RouterPath(device + "/launches")) { request, context in try await launches(request, context) }
+        admin.get(RouterPath(device)) { _, context in try await record(context) }
+        admin.delete(RouterPath(device)) { _, context in try await erase(context) }
+        admin.post(RouterPath(device + "/deactivate")) { request, context in try await deactivate(request, context) }
+        admin.post(RouterPath(device + "/activate")) { _, context in try await activate(context) }
     }
 
     /// The app's devices that match the query's filters, a page at a time in key order (admin).
-    func list(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
+    func list(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let query = request.uri.queryParameters
         let filter = try DeviceFilter { name in query[Substring(name)].map(String.init) }
         let page = try Page(request)
-        let found = try await registry.devices(app: scope.appId, filter: filter, after: page.cursor, limit: page.limit + 1, now: clock.now)
+        let found = try await registry.devices(app: appId, filter: filter, after: page.cursor, limit: page.limit + 1, now: clock.now)
         let shown = found.prefix(page.limit)
         let next = found.count > page.limit ? shown.last.map { String($0.cursor) } : nil
         return try JSONBody.response(
@@ -36,18 +41,18 @@ struct DeviceRoutes {
     }
 
     /// The device's whole record (admin).
-    func record(_ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
+    func record(_ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
-        guard let record = try await registry.record(app: scope.appId, deviceId: deviceId, now: clock.now) else {
+        guard let record = try await registry.record(app: appId, deviceId: deviceId, now: clock.now) else {
             throw HeraldFault.unknownDevice
         }
         return try JSONBody.response(encoding: DeviceRecordAnswer(record))
     }
 
     /// Switches the device off (admin): no pushes, and its launches answer `allowed: false` with the reason.
-    func deactivate(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
+    func deactivate(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
         var reason: String?
         switch try await JSONBody.readOptional(request) {
@@ -57,36 +62,36 @@ struct DeviceRoutes {
             if let reason { try Limits.check("reason", reason, limit: Self.reasonLimit) }
         case let other?: throw HeraldFault.unparsable("the body must be a JSON object, not \(other.typeName)")
         }
-        guard try await registry.setActive(app: scope.appId, deviceId: deviceId, active: false, reason: reason, now: clock.now) else {
+        guard try await registry.setActive(app: appId, deviceId: deviceId, active: false, reason: reason, now: clock.now) else {
             throw HeraldFault.unknownDevice
         }
         return JSONBody.response(.object(["result": .bool(true), "isActive": .bool(false)]))
     }
 
     /// Switches the device on again (admin), whoever switched it off.
-    func activate(_ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
+    func activate(_ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
-        guard try await registry.setActive(app: scope.appId, deviceId: deviceId, active: true, reason: nil, now: clock.now) else {
+        guard try await registry.setActive(app: appId, deviceId: deviceId, active: true, reason: nil, now: clock.now) else {
             throw HeraldFault.unknownDevice
         }
         return JSONBody.response(.object(["result": .bool(true), "isActive": .bool(true)]))
     }
 
     /// Erasure on request (admin): the device, its registrations and its launches.
-    func erase(_ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
+    func erase(_ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
-        guard try await registry.erase(app: scope.appId, deviceId: deviceId) else { throw HeraldFault.unknownDevice }
+        guard try await registry.erase(app: appId, deviceId: deviceId) else { throw HeraldFault.unknownDevice }
         return JSONBody.response(.object(["result": .bool(true)]))
     }
 
     /// The device's launches, newest first, a page at a time (admin).
-    func launches(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .admin)
+    func launches(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
         let page = try Page(request)
-        guard let entries = try await registry.launches(app: scope.appId, deviceId: deviceId, before: page.cursor, limit: page.limit + 1)
+        guard let entries = try await registry.launches(app: appId, deviceId: deviceId, before: page.cursor, limit: page.limit + 1)
         else { throw HeraldFault.unknownDevice }
         let shown = entries.prefix(page.limit)
         let next = entries.count > page.limit ? shown.last.map { String($0.cursor) } : nil
@@ -95,11 +100,11 @@ struct DeviceRoutes {
 
     /// The device's delivery history, newest first, a page at a time (admin, and server: a backend that
     /// publishes may look up what became of its messages).
-    func deliveries(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .server)
+    func deliveries(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
         let page = try Page(request)
-        guard let entries = try await registry.deliveries(app: scope.appId, deviceId: deviceId, before: page.cursor, limit: page.limit + 1)
+        guard let entries = try await registry.deliveries(app: appId, deviceId: deviceId, before: page.cursor, limit: page.limit + 1)
         else { throw HeraldFault.unknownDevice }
         let shown = entries.prefix(page.limit)
         let next = entries.count > page.limit ? shown.last.map { String($0.cursor) } : nil
@@ -111,8 +116,8 @@ struct DeviceRoutes {
 
     /// Records a launch and answers whether the app may run. The body is optional: no body, or one with
     /// any of the registration's metadata fields.
-    func launch(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .client)
+    func launch(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try DeviceID(validating: try AppScope.parameter("deviceId", context))
         let metadata: DeviceMetadata
         switch try await JSONBody.readOptional(request) {
@@ -120,7 +125,7 @@ struct DeviceRoutes {
         case .object(let body)?: metadata = try DeviceMetadata(json: body)
         case let other?: throw HeraldFault.unparsable("the body must be a JSON object, not \(other.typeName)")
         }
-        let record = try await registry.recordLaunch(app: scope.appId, deviceId: deviceId, metadata: metadata, now: clock.now)
+        let record = try await registry.recordLaunch(app: appId, deviceId: deviceId, metadata: metadata, now: clock.now)
         return try JSONBody.response(encoding: LaunchAnswer(record))
     }
 }

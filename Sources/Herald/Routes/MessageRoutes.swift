@@ -11,27 +11,42 @@ struct MessageRoutes {
     let clock: any WallClock
     let dispatcher: Dispatcher?
 
-    func add(to router: Router<some RequestContext>) {
+    func add(to router: Router<HeraldRequestContext>) {
         // One parameter name for the segment: POST names a channel, GET and DELETE a message id.
         let path = "/{appId}/{apiKey}/messaging"
-        router.post(RouterPath(path + "/{target}")) { request, context in try await publish(request, context) }
+        router.requiring(.server, apps: apps, denied: .publishDenied).post(RouterPath(path + "/{target}")) { request, context in
+            try await publish(request, context)
+        }
+        // GET and DELETE first tell which route they are from the segment (a mistyped one is 404 whatever
+        // the key), then authorise for it: these two check the key in the handler, after the shape.
         let templates = PushTemplateRoutes(apps: apps)
         router.get(RouterPath(path + "/{target}")) { _, context in
-            if try AppScope.parameter("target", context) == PushTemplateRoutes.segment { return try templates.templates(context) }
+            var context = context
+            if try AppScope.parameter("target", context) == PushTemplateRoutes.segment {
+                _ = try AppScope.authorize(context, apps: apps, requires: .client)
+                return templates.templates()
+            }
+            _ = try Self.messageID(context)
+            context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
             return try await status(context)
         }
-        router.delete(RouterPath(path + "/{target}")) { _, context in try await cancel(context) }
+        router.delete(RouterPath(path + "/{target}")) { _, context in
+            var context = context
+            _ = try Self.messageID(context)
+            context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
+            return try await cancel(context)
+        }
     }
 
     /// Stores the message durably, then wakes the dispatcher; answers `scheduled` (Backendless does too).
-    func publish(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
+    func publish(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let channel = try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
         let body = try await JSONBody.read(request)
         let now = clock.now
         let publish = try PublishRequest(json: body, now: now)
         let message = StoredMessage(
-            id: Self.newMessageID(), app: scope.appId, channel: channel,
+            id: Self.newMessageID(), app: appId, channel: channel,
             request: publish, now: now)
         try await messages.insert(message, now: now)
         if publish.schedule.publishAt == nil { dispatcher?.wake() }
@@ -41,10 +56,10 @@ struct MessageRoutes {
             ]))
     }
 
-    func status(_ context: some RequestContext) async throws -> Response {
+    func status(_ context: HeraldRequestContext) async throws -> Response {
         let id = try Self.messageID(context)
-        let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
-        guard let message = try await messages.message(app: scope.appId, id: id) else { throw HeraldFault.messageNotCancellable }
+        let appId = try context.appId()
+        guard let message = try await messages.message(app: appId, id: id) else { throw HeraldFault.messageNotCancellable }
         let counts = message.deliveries
         return JSONBody.response(
             .object([
@@ -61,10 +76,10 @@ struct MessageRoutes {
             ]))
     }
 
-    func cancel(_ context: some RequestContext) async throws -> Response {
+    func cancel(_ context: HeraldRequestContext) async throws -> Response {
         let id = try Self.messageID(context)
-        let scope = try AppScope(context, apps: apps, requires: .server, denied: .publishDenied)
-        guard try await messages.cancel(app: scope.appId, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
+        let appId = try context.appId()
+        guard try await messages.cancel(app: appId, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
         return JSONBody.response(.object(["messageId": .string(id), "status": .string(MessageStatus.cancelled.contractStatus)]))
     }
 
@@ -75,7 +90,7 @@ struct MessageRoutes {
     /// The `{target}` of GET and DELETE. Anything not shaped like a message id (`…/messaging/registrationz`,
     /// `…/messaging/registrations` without a device) is a mistyped route: 404 "No such route", before
     /// the key is looked at, as for any other path Herald does not serve.
-    static func messageID(_ context: some RequestContext) throws(HeraldFault) -> String {
+    static func messageID(_ context: HeraldRequestContext) throws(HeraldFault) -> String {
         let id = try AppScope.parameter("target", context)
         guard id.hasPrefix("message:"), UUID(uuidString: String(id.dropFirst("message:".count))) != nil else {
             throw .noSuchRoute

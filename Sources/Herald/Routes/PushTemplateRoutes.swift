@@ -16,15 +16,16 @@ struct PushTemplateRoutes {
 
     let apps: AppDirectory
 
-    func add(to router: Router<some RequestContext>) {
+    func add(to router: Router<HeraldRequestContext>) {
         router.get(RouterPath("/{appId}/{apiKey}/messaging/{target}/{deviceType}")) { _, context in
             guard try AppScope.parameter("target", context) == Self.segment else { throw HeraldFault.noSuchRoute }
-            return try templates(context)
+            _ = try AppScope.authorize(context, apps: apps, requires: .client)
+            return templates()
         }
     }
 
-    func templates(_ context: some RequestContext) throws -> Response {
-        _ = try AppScope(context, apps: apps, requires: .client)
-        return JSONBody.response(.object([:]))
+    /// The answer, once a client key was checked.
+    func templates() -> Response {
+        JSONBody.response(.object([:]))
     }
 }

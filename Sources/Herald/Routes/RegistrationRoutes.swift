@@ -9,19 +9,20 @@ struct RegistrationRoutes {
     let apps: AppDirectory
     let clock: any WallClock
 
-    func add(to router: Router<some RequestContext>) {
+    func add(to router: Router<HeraldRequestContext>) {
         let path = "/{appId}/{apiKey}/messaging/registrations"
-        router.post(RouterPath(path)) { request, context in try await register(request, context) }
-        router.get(RouterPath(path + "/{deviceId}")) { _, context in try await get(context) }
-        router.delete(RouterPath(path + "/{deviceId}")) { request, context in try await delete(request, context) }
+        let client = router.requiring(.client, apps: apps)
+        client.post(RouterPath(path)) { request, context in try await register(request, context) }
+        client.get(RouterPath(path + "/{deviceId}")) { _, context in try await get(context) }
+        client.delete(RouterPath(path + "/{deviceId}")) { request, context in try await delete(request, context) }
     }
 
-    func register(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .client)
+    func register(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let body = try await JSONBody.read(request)
         let now = clock.now
         let registration = try RegistrationRequest(json: body, now: now)
-        let receipt = try await store.register(app: scope.appId, registration, now: now)
+        let receipt = try await store.register(app: appId, registration, now: now)
         let channelIds = receipt.channelRegistrationIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }
         return JSONBody.response(
             .object([
@@ -30,21 +31,21 @@ struct RegistrationRoutes {
             ]))
     }
 
-    func get(_ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .client)
+    func get(_ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
-        guard let device = try await store.device(app: scope.appId, deviceId: deviceId, now: clock.now) else {
+        guard let device = try await store.device(app: appId, deviceId: deviceId, now: clock.now) else {
             throw HeraldFault.unknownDeviceOnGet
         }
         return JSONBody.response(.array([device.json]))
     }
 
-    func delete(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let scope = try AppScope(context, apps: apps, requires: .client)
+    func delete(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
         let now = clock.now
         guard let list = request.uri.queryParameters["channels"] else {
-            guard try await store.unregister(app: scope.appId, deviceId: deviceId, now: now) else {
+            guard try await store.unregister(app: appId, deviceId: deviceId, now: now) else {
                 throw HeraldFault.unknownDeviceOnDelete
             }
             return JSONBody.response(.object(["result": .bool(true)]))
@@ -57,7 +58,7 @@ struct RegistrationRoutes {
             throw HeraldFault.tooLong(property: "channels", length: names.count, limit: Limits.channelsPerRegistration)
         }
         let channels = Array(Set(try names.map { name throws(HeraldFault) in try ChannelName(validating: name, property: "channels") }))
-        guard let remaining = try await store.unregister(app: scope.appId, deviceId: deviceId, channels: channels, now: now) else {
+        guard let remaining = try await store.unregister(app: appId, deviceId: deviceId, channels: channels, now: now) else {
             throw HeraldFault.unknownDeviceOnDelete
         }
         return JSONBody.response(.object(["result": .bool(true), "remainingChannels": .integer(Int64(remaining))]))

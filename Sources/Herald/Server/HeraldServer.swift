@@ -11,8 +11,8 @@ public enum HeraldServer {
     static func makeRouter(
         store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
         clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?
-    ) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    ) -> Router<HeraldRequestContext> {
+        let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: FaultMiddleware())
         RegistrationRoutes(store: store, apps: apps, clock: clock).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
