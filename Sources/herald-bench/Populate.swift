@@ -30,6 +30,12 @@ struct Populate: AsyncParsableCommand {
     @Option(help: "App id the rows belong to.")
     var app = "bench"
 
+    @Option(
+        help:
+            "Give devices registry metadata (app version, locale, model, install id, name), a last-seen time in the past 30 days, and 1% of them switched off."
+    )
+    var metadata = false
+
     func validate() throws {
         guard devices > 0, channels > 0 else { throw ValidationError("--devices and --channels must be positive") }
         guard (1...channels).contains(channelsPerDevice) else { throw ValidationError("--channels-per-device must be 1...\(channels)") }
@@ -45,7 +51,7 @@ struct Populate: AsyncParsableCommand {
         let clock = ContinuousClock()
         let start = clock.now
         try await withBackend(database) { backend in
-            try await Populator(backend: backend, plan: plan).run { done in
+            try await Populator(backend: backend, plan: plan, metadata: metadata).run { done in
                 if done % 500_000 == 0 { print("  … \(done) devices") }
             }
         }

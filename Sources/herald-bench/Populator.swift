@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldStore
 import SQLKit
 
@@ -11,6 +12,8 @@ import SQLKit
 struct Populator {
     let backend: any SQLBackend
     let plan: PopulationPlan
+    /// Registry metadata on every device (`populate --metadata`), for the admin listing's benchmark.
+    var metadata = false
     var bindsPerStatement = 25_000
     var devicesPerTransaction = 50_000
 
@@ -72,10 +75,23 @@ struct Populator {
 
     /// The INSERTs for the devices in `range` and all their registrations.
     private func statements(for range: ClosedRange<Int>) -> [SQLQueryString] {
-        let devicesPerStatement = bindsPerStatement / Self.deviceBinds
+        let devicesPerStatement = bindsPerStatement / (metadata ? Self.metadataBinds : Self.deviceBinds)
         let devicesPerRegistrationStatement = max(1, bindsPerStatement / (Self.registrationBinds * plan.channelsPerDevice))
         var statements: [SQLQueryString] = []
-        for chunk in Self.chunks(of: range, size: devicesPerStatement) {
+        for chunk in Self.chunks(of: range, size: devicesPerStatement) where metadata {
+            let rows = chunk.map { n -> SQLQueryString in
+                let device = Self.metadata(n, now: plan.now)
+                return """
+                    (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
+                    \(bind: PopulationPlan.token(n)), \(bind: "IOS"), \(bind: plan.now), \(bind: device.lastSeen), \(bind: device.active), \
+                    \(bind: "install-\(n)"), \(bind: "Phone \(n)"), \(bind: device.model), \(bind: device.version), \
+                    \(bind: AppVersion(device.version)?.key), \(bind: device.locale))
+                    """
+            }
+            statements.append(
+                "INSERT INTO devices (\(unsafeRaw: Self.metadataColumns)) VALUES \(rows.joined(separator: ", "))")
+        }
+        for chunk in Self.chunks(of: range, size: devicesPerStatement) where !metadata {
             let rows = chunk.map { n -> SQLQueryString in
                 """
                 (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
@@ -101,6 +117,22 @@ struct Populator {
             statements.append("INSERT INTO registrations (\(unsafeRaw: Self.registrationColumns)) VALUES \(rows.joined(separator: ", "))")
         }
         return statements
+    }
+
+    static let metadataColumns =
+        "id, app_id, device_id, registration_id, device_token, os, created_at, last_seen_at, is_active, install_id, device_name, device_model, app_version, app_version_key, locale"
+    static let metadataBinds = 15
+
+    /// Device `n`'s metadata: eight app versions, six locales, four models, last seen within 30 days,
+    /// every hundredth switched off, all spread evenly over the device numbers.
+    static func metadata(_ n: Int, now: Int64) -> (version: String, locale: String, model: String, lastSeen: Int64, active: Bool) {
+        let versions = ["1.0", "1.5", "2.0", "2.2.1", "2.3", "2.10", "3.0", "3.1"]
+        let locales = ["en-US", "de-DE", "de-CH", "fr-FR", "fr-CA", "ja-JP"]
+        let models = ["iPhone15,2", "iPhone14,7", "iPhone16,1", "iPad13,1"]
+        return (
+            versions[n % versions.count], locales[(n / 7) % locales.count], models[(n / 3) % models.count],
+            now - Int64((n * 7919) % (30 * 86_400)) * 1000, n % 100 != 0
+        )
     }
 
     static func chunks(of range: ClosedRange<Int>, size: Int) -> [ClosedRange<Int>] {

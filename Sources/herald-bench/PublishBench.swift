@@ -39,6 +39,9 @@ struct PublishBench: AsyncParsableCommand {
     @Option(help: "Herald instances on the database (PostgreSQL shares a fan-out between them); publishes go to the first.")
     var instances = 1
 
+    @Option(help: "Record each notification in its device's delivery history (history.enabled).")
+    var history = true
+
     @Option(help: "HTTP/2 connections to the mock, and streams per connection (the app's apns settings).")
     var connections = 2
     @Option var streams = 500
@@ -94,7 +97,7 @@ struct PublishBench: AsyncParsableCommand {
     func configuration(mock: APNsMock) -> String {
         let root = FileManager.default.currentDirectoryPath + "/" + fixtures
         return """
-            {"sweeper": {"intervalSeconds": 0},
+            {"sweeper": {"intervalSeconds": 0}, "history": {"enabled": \(history)},
              "apps": [{"id": "\(app)", "keys": [{"key": "k-client", "role": "client"}, {"key": "k-server", "role": "server"}],
                        "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(root)/tls/ca.crt",
                                 "topic": "com.example.herald", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
@@ -105,6 +108,7 @@ struct PublishBench: AsyncParsableCommand {
 
     /// Publish to a channel of one device, and time until the mock sees the request.
     func latency(base: URL, mock: APNsMock) async throws {
+        guard latencySamples > 0 else { return }
         _ = try await BenchHTTP.send(
             "POST", base.appendingPathComponent("\(app)/k-client/messaging/registrations"),
             json: #"{"deviceToken": "ab\#(String(repeating: "0", count: 62))", "deviceId": "latency-probe", "channels": ["one"]}"#)
