@@ -22,25 +22,24 @@ enum StoreBackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
 
     /// Opens a fresh, migrated store, runs `body`, and removes what it created.
     func withStore<T>(_ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws -> T {
-        switch self {
-        case .sqliteMemory:
-            return try await Self.withStore(at: .sqliteMemory, body)
-        case .sqliteFile:
-            let directory = try Scratch()
-            defer { directory.remove() }
-            return try await Self.withStore(at: .sqliteFile(path: directory.path("store.sqlite")), body)
-        case .postgres:
-            return try await PostgresTestDatabase.with { url in try await Self.withStore(at: url, body) }
+        try await withEmptyBackend { backend in
+            try await Migrator(backend: backend).migrate(logger: Logger(label: "herald.tests"))
+            return try await body(SQLRegistrationStore(backend: backend), backend)
         }
     }
 
-    private static func withStore<T>(at url: DatabaseURL, _ body: (SQLRegistrationStore, any SQLBackend) async throws -> T) async throws
-        -> T
-    {
+    /// Opens a fresh database with no schema (for migration tests), runs `body`, and removes what it created.
+    func withEmptyBackend<T>(_ body: (any SQLBackend) async throws -> T) async throws -> T {
         let logger = Logger(label: "herald.tests")
-        return try await StoreFactory.withBackend(url, logger: logger) { backend in
-            try await Migrator(backend: backend).migrate(logger: logger)
-            return try await body(SQLRegistrationStore(backend: backend), backend)
+        switch self {
+        case .sqliteMemory:
+            return try await StoreFactory.withBackend(.sqliteMemory, logger: logger, body)
+        case .sqliteFile:
+            let directory = try Scratch()
+            defer { directory.remove() }
+            return try await StoreFactory.withBackend(.sqliteFile(path: directory.path("store.sqlite")), logger: logger, body)
+        case .postgres:
+            return try await PostgresTestDatabase.with { url in try await StoreFactory.withBackend(url, logger: logger, body) }
         }
     }
 }

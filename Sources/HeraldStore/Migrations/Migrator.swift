@@ -51,6 +51,7 @@ public struct Migrator: Sendable {
                 for statement in migration.statements(StoreDialect(db)) {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
+                try await migration.backfill?(db)
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
                 try await db.raw("INSERT INTO herald_migrations (name, applied_at) VALUES (\(bind: migration.name), \(bind: now))").run()
                 return true

@@ -156,10 +156,9 @@ enum Schema {
         Migration(name: "0006_device_metadata") { _ in
             // What the app tells Herald about each install (all optional; a later call updates what it
             // sends and keeps the rest). One column per statement: SQLite adds one column at a time.
-            // app_version_key is the version as 36 sortable digits (AppVersion.key), for segments.
             [
                 ("install_id", "TEXT"), ("device_name", "TEXT"), ("device_model", "TEXT"), ("app_version", "TEXT"),
-                ("app_version_key", "TEXT"), ("app_build", "TEXT"), ("locale", "TEXT"), ("time_zone", "TEXT"),
+                ("app_build", "TEXT"), ("locale", "TEXT"), ("time_zone", "TEXT"),
                 ("location_lat", "DOUBLE PRECISION"),
                 ("location_lon", "DOUBLE PRECISION"), ("location_accuracy", "DOUBLE PRECISION"),
             ].map { column, type in "ALTER TABLE devices ADD COLUMN \(column) \(type)" }
@@ -211,9 +210,14 @@ enum Schema {
                 "CREATE INDEX deliveries_by_time ON deliveries (delivered_at)",
             ]
         },
-        Migration(name: "0009_publish_segments") { _ in
-            // A publish's segment (JSON), applied to each page of recipients by the fan-out.
-            ["ALTER TABLE messages ADD COLUMN segment TEXT"]
+        Migration(name: "0009_publish_segments", backfill: AppVersionKeys.backfill) { _ in
+            [
+                // A publish's segment (JSON), applied to each page of recipients by the fan-out.
+                "ALTER TABLE messages ADD COLUMN segment TEXT",
+                // Each device's app version as 36 sortable digits (AppVersion.key), which a segment
+                // compares in SQL; the backfill computes it for the versions devices already have.
+                "ALTER TABLE devices ADD COLUMN app_version_key TEXT",
+            ]
         },
         Migration(name: "0010_webhook_events") { dialect in
             [
@@ -237,6 +241,13 @@ enum Schema {
                 // Due events, oldest first.
                 "CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id)",
                 "CREATE INDEX webhook_events_by_app ON webhook_events (app_id)",
+            ]
+        },
+        Migration(name: "0011_webhook_event_devices") { _ in
+            [
+                // The device an event is about (its payload holds the token): erasing the device erases them.
+                "ALTER TABLE webhook_events ADD COLUMN device_id TEXT",
+                "CREATE INDEX webhook_events_by_device ON webhook_events (app_id, device_id)",
             ]
         },
     ]
