@@ -30,18 +30,21 @@ public struct WebhookSender: Sendable {
     }
 
     private static func perform(_ body: [UInt8], headers: [String], target: WebhookTarget) -> Result {
-        guard let handle = curl_easy_init() else { return .failed("curl_easy_init failed") }
-        defer { curl_easy_cleanup(handle) }
+        // What the handle points at is made first and freed last: defers run in reverse, so the handle
+        // is cleaned up while the header list, error buffer and answer it refers to are still alive.
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers + ["Content-Type: application/json", "User-Agent: Herald", "Expect:"] {
             list = curl_slist_append(list, header)
         }
         defer { curl_slist_free_all(list) }
-        let answer = Answer()
-        let me = Unmanaged.passUnretained(answer).toOpaque()
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         defer { errorBuffer.deallocate() }
+        let answer = Answer()
+        defer { withExtendedLifetime(answer) {} }
+        let me = Unmanaged.passUnretained(answer).toOpaque()
+        guard let handle = curl_easy_init() else { return .failed("curl_easy_init failed") }
+        defer { curl_easy_cleanup(handle) }
         return body.withUnsafeBufferPointer { bytes -> Result in
             var ok = true
             ok = ok && ccurl_easy_setopt_string(handle, CURLOPT_URL, target.url) == CURLE_OK

@@ -16,6 +16,9 @@ import Testing
             rows += [
                 ("shop", "b", 1), ("shop", "b", 2), ("shop", "b", 3), ("shop", "b", 1_000), ("blog", "a", 1_000), ("blog", "a", 1_001),
             ]
+            // More devices over the cap than a batch holds, so the count pass pages by key: 6, 5 and 6 recent rows.
+            rows += (0..<6).map { ("shop", "c", 1_000 + $0) } + (0..<5).map { ("blog", "b", 1_000 + $0) }
+            rows += (0..<6).map { ("blog", "z", 1_000 + $0) }
             let inserts = rows
             try await backend.write { db in
                 for (app, device, offset) in inserts {
@@ -29,7 +32,7 @@ import Testing
             }
             let registry = SQLDeviceRegistry(backend: backend)
             let pruned = try await registry.pruneHistory(before: t0.adding(milliseconds: 500), keepPerDevice: 4, batchSize: 2)
-            #expect(pruned == 3 + 6)
+            #expect(pruned == 3 + 6 + 2 + 1 + 2)
             func kept(_ app: String, _ device: String) async throws -> [Int64] {
                 try await backend.read { db in
                     try await db.raw(
@@ -42,6 +45,9 @@ import Testing
             #expect(try await kept("shop", "a") == [1_006, 1_007, 1_008, 1_009], "the newest 4")
             #expect(try await kept("shop", "b") == [1_000])
             #expect(try await kept("blog", "a") == [1_000, 1_001])
+            #expect(try await kept("shop", "c") == [1_002, 1_003, 1_004, 1_005])
+            #expect(try await kept("blog", "b") == [1_001, 1_002, 1_003, 1_004])
+            #expect(try await kept("blog", "z") == [1_002, 1_003, 1_004, 1_005])
             #expect(try await registry.pruneHistory(before: t0.adding(milliseconds: 500), keepPerDevice: 4, batchSize: 2) == 0)
         }
     }

@@ -23,10 +23,12 @@ public struct EventOutbox: Sendable, Equatable {
             "data": .object(data),
         ])
         let payload = String(decoding: try Self.encoder.encode(event), as: UTF8.self)
+        // The device the event is about, so that erasing the device erases its undelivered events too.
+        let device: String? = if case .string(let id)? = data["deviceId"] { id } else { nil }
         try await db.raw(
             """
-            INSERT INTO webhook_events (event_id, app_id, type, payload, created_at, next_attempt_at)
-            VALUES (\(bind: id), \(bind: app), \(bind: type.rawValue), \(bind: payload), \(bind: at), \(bind: at))
+            INSERT INTO webhook_events (event_id, app_id, type, payload, created_at, next_attempt_at, device_id)
+            VALUES (\(bind: id), \(bind: app), \(bind: type.rawValue), \(bind: payload), \(bind: at), \(bind: at), \(bind: device))
             """
         ).run()
     }

@@ -33,7 +33,7 @@ public protocol DeviceRegistryStore: Sendable {
     func deliveries(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [DeliveryEntry]?
 
     /// Deletes delivery history older than `cutoff`, and beyond the newest `keepPerDevice` of each device,
-    /// in transactions of at most `batchSize` rows (one device's excess at a time), so pruning never
-    /// holds the write lock for long. Returns how many rows it deleted.
+    /// in transactions of at most `batchSize` rows (by age, then one device's excess at a time), so pruning
+    /// never holds the write lock for long. Returns how many rows it deleted.
     func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int
 }

@@ -102,17 +102,35 @@ extension SQLDeviceRegistry {
 
     public func setActive(app: String, deviceId: String, active: Bool, reason: String?, now: Timestamp) async throws -> Bool {
         try await backend.write { db in
-            guard
-                let row = try await db.raw(
+            // Only a change is written (and told to the webhook): activating an active device, or switching
+            // off one the admin already switched off for the same reason, changes nothing. Under PostgreSQL
+            // a concurrent second call re-reads the row once the first commits, so it too changes nothing.
+            let changed: (any SQLRow)?
+            if active {
+                changed = try await db.raw(
                     """
-                    UPDATE devices SET is_active = \(bind: active),
-                        deactivated_by = \(bind: active ? nil : DeactivatedBy.admin.rawValue),
-                        inactive_reason = \(bind: active ? nil : reason)
-                    WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
+                    UPDATE devices SET is_active = TRUE, deactivated_by = NULL, inactive_reason = NULL
+                    WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) AND is_active = FALSE
                     RETURNING device_token
                     """
                 ).first()
-            else { return false }
+            } else {
+                changed = try await db.raw(
+                    """
+                    UPDATE devices SET is_active = FALSE, deactivated_by = \(bind: DeactivatedBy.admin.rawValue),
+                        inactive_reason = \(bind: reason)
+                    WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
+                      AND NOT (is_active = FALSE AND COALESCE(deactivated_by, '') = \(bind: DeactivatedBy.admin.rawValue)
+                               AND COALESCE(inactive_reason, '') = \(bind: reason ?? ""))
+                    RETURNING device_token
+                    """
+                ).first()
+            }
+            guard let row = changed else {
+                // Unchanged, or no such device.
+                return try await db.raw("SELECT id FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)")
+                    .first() != nil
+            }
             if !active {
                 let token = try row.decode(column: "device_token", as: String.self)
                 try await events.append(
@@ -128,8 +146,10 @@ extension SQLDeviceRegistry {
 
     public func erase(app: String, deviceId: String) async throws -> Bool {
         // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (kept by
-        // id, so it outlives a token removal) explicitly, all in one transaction.
+        // id, so it outlives a token removal) and its webhook events not yet delivered (they carry its
+        // token) explicitly, all in one transaction.
         try await backend.write { db in
+            try await db.raw("DELETE FROM webhook_events WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
             let history = try await db.raw(
                 "DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
             ).all()
@@ -204,27 +224,47 @@ extension SQLDeviceRegistry {
             pruned += deleted
             if deleted < batchSize { break }
         }
-        // By count: the devices over the cap, then each one's oldest rows past it (a device's excess is
-        // what arrived since the last sweep, so one transaction each stays short).
+        // By count: the devices over the cap, paged by key through deliveries_by_device (one pass over the
+        // index in all, however many pages), then each one's rows older than its newest `keepPerDevice`,
+        // `batchSize` rows per transaction (usually one: a device's excess is what came since the last sweep).
+        var afterApp = ""
+        var afterDevice = ""
         while true {
-            let over = try await backend.read { db in
+            let over = try await backend.read { [afterApp, afterDevice] db in
                 try await db.raw(
                     """
-                    SELECT app_id, device_id FROM deliveries GROUP BY app_id, device_id
-                    HAVING COUNT(*) > \(literal: keepPerDevice) LIMIT \(literal: batchSize)
+                    SELECT app_id, device_id FROM deliveries
+                    WHERE (app_id, device_id) > (\(bind: afterApp), \(bind: afterDevice))
+                    GROUP BY app_id, device_id HAVING COUNT(*) > \(literal: keepPerDevice)
+                    ORDER BY app_id, device_id LIMIT \(literal: batchSize)
                     """
                 ).all().map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "device_id", as: String.self)) }
             }
+            if let last = over.last { (afterApp, afterDevice) = last }
             for (app, device) in over {
-                pruned += try await backend.write { db in
-                    try await db.raw(
-                        """
-                        DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device) AND id <= (
+                guard
+                    let newestPruned = try await backend.read({ db in
+                        try await db.raw(
+                            """
                             SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device)
-                            ORDER BY id DESC LIMIT 1 OFFSET \(literal: keepPerDevice))
-                        RETURNING id
-                        """
-                    ).all().count
+                            ORDER BY id DESC LIMIT 1 OFFSET \(literal: keepPerDevice)
+                            """
+                        ).first()?.decode(column: "id", as: Int64.self)
+                    })
+                else { continue }
+                while true {
+                    let deleted = try await backend.write { db in
+                        try await db.raw(
+                            """
+                            DELETE FROM deliveries WHERE id IN (
+                                SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device)
+                                  AND id <= \(bind: newestPruned) ORDER BY id LIMIT \(literal: batchSize))
+                            RETURNING id
+                            """
+                        ).all().count
+                    }
+                    pruned += deleted
+                    if deleted < batchSize { break }
                 }
             }
             if over.count < batchSize { break }

@@ -78,6 +78,9 @@ import Testing
             posts = try await Self.waitForPosts(receiver, 5)
             #expect(posts[4].eventType == "device.deactivated")
             #expect(posts[4].json["data"]?["by"] == .string("admin") && posts[4].json["data"]?["reason"] == .string("chargeback"))
+            // Switching it off again for the same reason changes nothing, so tells nothing: the next event is the cancel's.
+            let again = try await h.client.call(.post, "/shop/k-admin/devices/dev-0/deactivate", json: #"{"reason": "chargeback"}"#)
+            #expect(again.status == .ok)
 
             // Cancelling a scheduled message finishes it.
             let later = try await h.publish("news", #"{"message": "Later", "publishAt": \#(h.clock.now.milliseconds + 600_000)}"#)
@@ -99,6 +102,11 @@ import Testing
             _ = try await h.waitFor(id, status: "published")
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await h.outbox.pendingEvents(app: "shop") == 1, "kept, not dropped")
+            // An event about a device holds its token: erasing the device erases its undelivered events.
+            #expect(try await h.client.call(.post, "/shop/k-admin/devices/dev-0/deactivate").status == .ok)
+            #expect(try await h.outbox.pendingEvents(app: "shop") == 2)
+            #expect(try await h.client.call(.delete, "/shop/k-admin/devices/dev-0").status == .ok)
+            #expect(try await h.outbox.pendingEvents(app: "shop") == 1, "the message's event stays")
         }
     }
 
