@@ -52,19 +52,24 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
                 """
             ).run()
             // Keep the newest `launchHistoryLimit`: at most one row goes per launch, so this stays bounded.
-            try await db.raw(
-                """
-                DELETE FROM launches WHERE device_id = \(bind: device) AND id <= (
-                    SELECT id FROM launches WHERE device_id = \(bind: device) ORDER BY id DESC
-                    LIMIT 1 OFFSET \(literal: launchHistoryLimit))
-                """
-            ).run()
+            // A device has at most launch_count rows, so one launched no more than the limit has none to
+            // drop, and most launches skip the statement.
+            let launchCount = try row.decode(column: "launch_count", as: Int64.self)
+            if launchCount > launchHistoryLimit {
+                try await db.raw(
+                    """
+                    DELETE FROM launches WHERE device_id = \(bind: device) AND id <= (
+                        SELECT id FROM launches WHERE device_id = \(bind: device) ORDER BY id DESC
+                        LIMIT 1 OFFSET \(literal: launchHistoryLimit))
+                    """
+                ).run()
+            }
             let byAdmin = try row.decode(column: "deactivated_by", as: String?.self) == DeactivatedBy.admin.rawValue
             let active = try row.decode(column: "is_active", as: Bool.self)
             return LaunchRecord(
                 allowed: active || !byAdmin,
                 reason: byAdmin && !active ? try row.decode(column: "inactive_reason", as: String?.self) : nil,
-                launchCount: try row.decode(column: "launch_count", as: Int64.self),
+                launchCount: launchCount,
                 firstLaunchAt: Timestamp(milliseconds: try row.decode(column: "first_launch_at", as: Int64?.self) ?? at),
                 lastLaunchAt: Timestamp(milliseconds: try row.decode(column: "last_launch_at", as: Int64?.self) ?? at))
         }

@@ -10,8 +10,9 @@ import Testing
 @Suite struct DeviceAdminAPITests {
     let admin = "/shop/k-admin/devices"
 
-    @Test func theRecordShowsWhatTheRegistryKnows() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func theRecordShowsWhatTheRegistryKnows(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             _ = try await h.client.call(
                 .post, "/shop/k-client/messaging/registrations",
                 json:
@@ -48,8 +49,9 @@ import Testing
         }
     }
 
-    @Test func anAdminSwitchesADeviceOffAndOnAndTheLaunchCheckSaysSo() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func anAdminSwitchesADeviceOffAndOnAndTheLaunchCheckSaysSo(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             _ = try await h.client.call(
                 .post, "/shop/k-client/messaging/registrations", json: #"{"deviceToken": "ab01", "deviceId": "d1"}"#)
             let off = try await h.client.call(.post, admin + "/d1/deactivate", json: #"{"reason": "chargeback fraud"}"#)
@@ -77,8 +79,9 @@ import Testing
     }
 
     /// An admin's switch-off holds the device back from a publish; the others still get it.
-    @Test func aDeactivatedDeviceGetsNoPush() async throws {
-        try await PublishHarness.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func aDeactivatedDeviceGetsNoPush(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
             try await h.registerDevices(0..<3)
             let off = try await h.client.call(.post, "/shop/k-admin/devices/dev-1/deactivate", json: #"{"reason": "test"}"#)
             #expect(off.status == .ok)
@@ -91,8 +94,9 @@ import Testing
         }
     }
 
-    @Test func erasureLeavesNothingBehind() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func erasureLeavesNothingBehind(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             _ = try await h.client.call(
                 .post, "/shop/k-client/messaging/registrations", json: #"{"deviceToken": "ab01", "deviceId": "d1", "channels": ["a", "b"]}"#
             )
@@ -111,8 +115,9 @@ import Testing
         }
     }
 
-    @Test func theListingFiltersAndPages() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func theListingFiltersAndPages(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             for (id, os, version) in [("p1", "IOS", "2.0"), ("p2", "ANDROID", "2.0"), ("p3", "IOS", "1.0")] {
                 let answer = try await h.client.call(
                     .post, "/shop/k-client/messaging/registrations",
@@ -149,8 +154,9 @@ import Testing
         }
     }
 
-    @Test func launchesArePagedNewestFirst() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func launchesArePagedNewestFirst(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             for n in 1...5 {
                 h.clock.advance(milliseconds: 1000)
                 _ = try await h.client.call(.post, "/shop/k-client/devices/d1/launches", json: #"{"appBuild": "\#(n)"}"#)

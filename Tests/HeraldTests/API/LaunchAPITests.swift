@@ -5,8 +5,9 @@ import Testing
 
 /// `POST /{appId}/{apiKey}/devices/{deviceId}/launches` over HTTP.
 @Suite struct LaunchAPITests {
-    @Test func aLaunchIsRecordedAndAnsweredWithOrWithoutABody() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func aLaunchIsRecordedAndAnsweredWithOrWithoutABody(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             let first = try await h.client.call(.post, "/shop/k-client/devices/phone-1/launches")
             #expect(first.status == .ok, "\(first.body)")
             let t0 = JSONValue.integer(TestHerald.t0.milliseconds)
@@ -31,8 +32,9 @@ import Testing
         }
     }
 
-    @Test func badLaunchesAreRefusedAndWriteNothing() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func badLaunchesAreRefusedAndWriteNothing(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             let cases: [(String, String?, HTTPResponse.Status, Int64)] = [
                 ("/shop/k-client/devices/p/launches", #"{"appVersion": 2}"#, .badRequest, 8008),
                 ("/shop/k-client/devices/p/launches", #"{"appBuild": "\#(String(repeating: "1", count: 33))"}"#, .badRequest, 8000),

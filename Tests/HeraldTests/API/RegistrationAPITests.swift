@@ -44,8 +44,9 @@ import Testing
 
     /// The registry's metadata over HTTP: sent, read back, updated field by field; a body without it
     /// (every Backendless SDK) answers every field null; limits and types as the contract says.
-    @Test func deviceMetadataRoundTripsAndIsCheckedOverHTTP() async throws {
-        try await TestHerald.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func deviceMetadataRoundTripsAndIsCheckedOverHTTP(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
             let plain = try await h.client.call(.post, base, json: #"{"deviceToken": "ab", "deviceId": "p1"}"#)
             #expect(plain.status == .ok)
             let bare = try #require(try await h.client.call(.get, base + "/p1").body[0])

@@ -8,8 +8,9 @@ import Testing
 /// Each notification's final outcome lands in its device's delivery history, written with the page
 /// checkpoint, and matches what the mock answered device by device.
 @Suite struct DeliveryHistoryTests {
-    @Test func theHistoryMatchesWhatAPNsAnsweredEachDevice() async throws {
-        try await PublishHarness.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func theHistoryMatchesWhatAPNsAnsweredEachDevice(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
             let registeredAt = h.clock.now.milliseconds
             try await h.registerDevices(0..<12)
             h.clock.advance(milliseconds: 5_000)
@@ -60,8 +61,9 @@ import Testing
         }
     }
 
-    @Test func theSweepPrunesHistoryPastItsAge() async throws {
-        try await PublishHarness.with { h in
+    @Test(arguments: PublishHarness.Database.available)
+    func theSweepPrunesHistoryPastItsAge(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
             try await h.registerDevices(0..<3)
             let id = try await h.publish("news", #"{"message": "Hi"}"#)
             _ = try await h.waitFor(id, status: "published")
@@ -75,10 +77,11 @@ import Testing
         }
     }
 
-    @Test func withHistoryOffNothingIsRecorded() async throws {
+    @Test(arguments: PublishHarness.Database.available)
+    func withHistoryOffNothingIsRecorded(_ database: PublishHarness.Database) async throws {
         var settings = PublishHarness.fastSettings
         settings.recordHistory = false
-        try await PublishHarness.with(settings: settings) { h in
+        try await PublishHarness.with(settings: settings, database: database) { h in
             try await h.registerDevices(0..<3)
             let id = try await h.publish("news", #"{"message": "Hi"}"#)
             _ = try await h.waitFor(id, status: "published")

@@ -29,29 +29,34 @@ enum TestHerald {
         let clock: ManualClock
     }
 
-    /// Runs `body` against a server on a fresh SQLite file (or memory), answering through the router or a live socket.
-    static func with(file: Bool = true, setup: TestingSetup = .router, _ body: @escaping @Sendable (Harness) async throws -> Void)
+    /// Runs `body` against a server on a fresh SQLite file (or memory), or a fresh PostgreSQL database,
+    /// answering through the router or a live socket.
+    static func with(
+        file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
+        _ body: @escaping @Sendable (Harness) async throws -> Void
+    ) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        switch database {
+        case .sqlite: try await run(file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, body)
+        case .postgres: try await PostgresTestDatabase.with { url in try await run(url, setup: setup, body) }
+        }
+    }
+
+    private static func run(_ url: DatabaseURL, setup: TestingSetup, _ body: @escaping @Sendable (Harness) async throws -> Void)
         async throws
     {
         let logger = Logger(label: "herald.tests")
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let url: DatabaseURL = file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory
-        let backend = try await HeraldRuntime.openMigrated(url, logger: logger)
-        let store = SQLRegistrationStore(backend: backend)
-        let clock = ManualClock(t0)
-        var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
-        configuration.sweeper.intervalSeconds = 0
-        let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-            registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
-        do {
+        try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
+            let store = SQLRegistrationStore(backend: backend)
+            let clock = ManualClock(t0)
+            var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
+            configuration.sweeper.intervalSeconds = 0
+            let app = HeraldServer.makeApplication(
+                configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
+                registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
             try await app.test(setup) { client in try await body(Harness(client: client, store: store, clock: clock)) }
-        } catch {
-            try? await backend.close()
-            throw error
         }
-        try await backend.close()
     }
 }
 
