@@ -7,8 +7,10 @@ import Testing
     let t0 = Fixture.t0
 
     func ids(_ registry: SQLDeviceRegistry, _ filter: DeviceFilter, app: String = "shop") async throws -> [String] {
-        try await registry.devices(app: app, filter: filter, after: nil, limit: 1000, now: t0.adding(milliseconds: 50)).map(
-            \.record.deviceId)
+        let page = try await registry.devices(
+            app: app, filter: filter, after: nil, limit: 1000, scanLimit: 10_000, now: t0.adding(milliseconds: 50))
+        #expect(page.nextCursor == nil)
+        return page.devices.map(\.record.deviceId)
     }
 
     @Test(arguments: StoreBackendKind.allCases)
@@ -60,14 +62,41 @@ import Testing
         try await kind.withStore { store, backend in
             let registry = SQLDeviceRegistry(backend: backend)
             for n in 0..<7 { _ = try await store.register(app: "shop", try Fixture.request("dev-\(n)"), now: t0) }
-            let first = try await registry.devices(app: "shop", filter: DeviceFilter(), after: nil, limit: 3, now: t0)
-            #expect(first.map(\.record.deviceId) == ["dev-0", "dev-1", "dev-2"])
+            func page(after cursor: Int64?) async throws -> DeviceListing {
+                try await registry.devices(app: "shop", filter: DeviceFilter(), after: cursor, limit: 3, scanLimit: 10_000, now: t0)
+            }
+            let first = try await page(after: nil)
+            #expect(first.devices.map(\.record.deviceId) == ["dev-0", "dev-1", "dev-2"])
             // A device registered between two pages comes after every existing key: no page repeats or skips one.
             _ = try await store.register(app: "shop", try Fixture.request("aaa-late"), now: t0)
-            let second = try await registry.devices(app: "shop", filter: DeviceFilter(), after: first.last?.cursor, limit: 3, now: t0)
-            #expect(second.map(\.record.deviceId) == ["dev-3", "dev-4", "dev-5"])
-            let third = try await registry.devices(app: "shop", filter: DeviceFilter(), after: second.last?.cursor, limit: 3, now: t0)
-            #expect(third.map(\.record.deviceId) == ["dev-6", "aaa-late"])
+            let second = try await page(after: first.nextCursor)
+            #expect(second.devices.map(\.record.deviceId) == ["dev-3", "dev-4", "dev-5"])
+            let third = try await page(after: second.nextCursor)
+            #expect(third.devices.map(\.record.deviceId) == ["dev-6", "aaa-late"])
+            #expect(third.nextCursor == nil, "the end")
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func aPageLooksAtABoundedWindowAndFollowingTheCursorFindsEveryMatch(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let registry = SQLDeviceRegistry(backend: backend)
+            // 23 devices; every fifth an OSX one (dev-0, dev-5, … dev-20); another app's devices in between.
+            for n in 0..<23 {
+                _ = try await store.register(app: "shop", try Fixture.request("dev-\(n)", os: n % 5 == 0 ? .osx : .ios), now: t0)
+                if n % 4 == 0 { _ = try await store.register(app: "blog", try Fixture.request("b-\(n)", os: .osx), now: t0) }
+            }
+            let filter = try DeviceFilter { $0 == "os" ? "OSX" : nil }
+            var found: [[String]] = []
+            var cursor: Int64?
+            repeat {
+                let page = try await registry.devices(app: "shop", filter: filter, after: cursor, limit: 2, scanLimit: 4, now: t0)
+                found.append(page.devices.map(\.record.deviceId))
+                #expect(page.devices.count <= 2)
+                cursor = page.nextCursor
+            } while cursor != nil && found.count < 50
+            // Windows of 4 of shop's devices: 0-3, 4-7, 8-11, 12-15, 16-19, 20-22.
+            #expect(found == [["dev-0"], ["dev-5"], ["dev-10"], ["dev-15"], [], ["dev-20"]])
         }
     }
 }

@@ -97,4 +97,34 @@ import Testing
                 try await count(backend, "SELECT launch_count AS n FROM devices WHERE device_id = 'd1'") == 5, "the count is not capped")
         }
     }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func concurrentLaunchesAreBatchedAndCountedAsIfOneAfterAnother(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let registry = SQLDeviceRegistry(backend: backend, launchHistoryLimit: 10)
+            // 60 launches of one device and one launch each of 40 others, all at once (batches form).
+            let answers = try await withThrowingTaskGroup(of: (String, Int64).self) { group in
+                for n in 0..<100 {
+                    let device = n < 60 ? "busy" : "d\(n)"
+                    group.addTask {
+                        let record = try await registry.recordLaunch(
+                            app: "shop", deviceId: try DeviceID(validating: device), metadata: DeviceMetadata(appVersion: "1.\(n)"),
+                            now: self.t0.adding(milliseconds: Int64(n)))
+                        return (device, record.launchCount)
+                    }
+                }
+                var answers: [(String, Int64)] = []
+                for try await answer in group { answers.append(answer) }
+                return answers
+            }
+            #expect(answers.filter { $0.0 == "busy" }.map(\.1).sorted() == Array(1...60), "each launch its own count")
+            #expect(answers.filter { $0.0 != "busy" }.allSatisfy { $0.1 == 1 })
+            #expect(try await count(backend, "SELECT launch_count AS n FROM devices WHERE device_id = 'busy'") == 60)
+            #expect(
+                try await count(
+                    backend, "SELECT COUNT(*) AS n FROM launches l JOIN devices d ON d.id = l.device_id WHERE d.device_id = 'busy'") == 10,
+                "capped")
+            #expect(try await count(backend, "SELECT COUNT(*) AS n FROM launches") == 10 + 40)
+        }
+    }
 }

@@ -25,8 +25,10 @@ public protocol DeviceRegistryStore: Sendable {
 
     /// A page of the app's devices that match `filter`, in key order after `cursor` (nil: from the start).
     /// Paging by key keeps pages stable while devices are added or change. Records come without channels.
-    func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, now: Timestamp) async throws
-        -> [(cursor: Int64, record: DeviceRecord)]
+    /// A page looks at no more than the next `scanLimit` devices of the app, so a filter that matches few
+    /// of them may give fewer than `limit`, even none, with a `nextCursor` to go on from.
+    func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, scanLimit: Int, now: Timestamp)
+        async throws -> DeviceListing
 
     /// A page of the device's delivery history, newest first, before `cursor`; nil when the app has
     /// neither such a device nor history of it (a device removed for its token keeps its history).
@@ -36,4 +38,17 @@ public protocol DeviceRegistryStore: Sendable {
     /// in transactions of at most `batchSize` rows (by age, then one device's excess at a time), so pruning
     /// never holds the write lock for long. Returns how many rows it deleted.
     func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int
+}
+
+/// A page of the device listing.
+public struct DeviceListing: Sendable {
+    /// The matching devices, each with its key (the cursor after it).
+    public var devices: [(cursor: Int64, record: DeviceRecord)]
+    /// Where the next page starts; nil once every device of the app has been looked at.
+    public var nextCursor: Int64?
+
+    public init(devices: [(cursor: Int64, record: DeviceRecord)], nextCursor: Int64?) {
+        self.devices = devices
+        self.nextCursor = nextCursor
+    }
 }

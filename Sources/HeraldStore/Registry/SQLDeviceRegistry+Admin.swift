@@ -56,10 +56,10 @@ extension SQLDeviceRegistry {
             lastSeenAt: Timestamp(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)))
     }
 
-    public func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, now: Timestamp) async throws
-        -> [(cursor: Int64, record: DeviceRecord)]
+    public func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, scanLimit: Int, now: Timestamp)
+        async throws -> DeviceListing
     {
-        var conditions: [SQLQueryString] = ["d.app_id = \(bind: app)", "d.id > \(bind: cursor ?? 0)"]
+        var conditions: [SQLQueryString] = []
         if let os = filter.os { conditions.append("d.os = \(bind: os.rawValue)") }
         if let active = filter.active { conditions.append("d.is_active = \(bind: active)") }
         if let version = filter.appVersion { conditions.append("d.app_version = \(bind: version)") }
@@ -87,16 +87,32 @@ extension SQLDeviceRegistry {
         }
         let columns = Self.recordColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .joined(separator: ", ")
-        let matching = conditions.joined(separator: " AND ")
+        let matching = conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
+        let after = cursor ?? 0
         return try await backend.read { db in
+            // The window: the next `scanLimit` devices of the app by key (through devices_by_app). A page
+            // looks only inside it, so a filter that matches few devices costs a bounded scan per page.
+            let windowEnd = try await db.raw(
+                """
+                SELECT id FROM devices WHERE app_id = \(bind: app) AND id > \(bind: after)
+                ORDER BY id LIMIT 1 OFFSET \(literal: max(0, scanLimit - 1))
+                """
+            ).first()?.decode(column: "id", as: Int64.self)
+            let upTo: SQLQueryString = windowEnd.map { "d.id <= \(bind: $0)" } ?? "TRUE"
             let rows = try await db.raw(
                 """
                 SELECT \(unsafeRaw: columns) FROM devices d
-                WHERE \(matching)
-                ORDER BY d.id LIMIT \(literal: limit)
+                WHERE d.app_id = \(bind: app) AND d.id > \(bind: after) AND \(upTo) AND \(matching)
+                ORDER BY d.id LIMIT \(literal: limit + 1)
                 """
             ).all()
-            return try rows.map { row in (try row.decode(column: "id", as: Int64.self), try Self.record(row, channels: [])) }
+            let found = try rows.map { row in
+                (cursor: try row.decode(column: "id", as: Int64.self), record: try Self.record(row, channels: []))
+            }
+            let page = Array(found.prefix(limit))
+            // More matches past this page, or devices past the window not looked at yet: go on from there.
+            let next = found.count > limit ? page.last?.cursor : windowEnd
+            return DeviceListing(devices: page, nextCursor: next)
         }
     }
 
