@@ -13,7 +13,8 @@ import Testing
     static let readmeMockControl = "http://127.0.0.1:2198"
     static let readmeMock = "https://localhost:2197"
 
-    @Test func theUsingItExamplesAnswerAsShown() async throws {
+    @Test(arguments: ["demo", "registry"])
+    func theUsingItExamplesAnswerAsShown(_ name: String) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         // As in "Quick start": demo mode in an empty directory, keys taken with `herald keys --env`.
@@ -21,7 +22,7 @@ import Testing
         let base = try await server.waitUntilListening()
         let keys = try await HeraldProcess.run(["keys", "--env"], directory: scratch.url)
         #expect(keys.code == 0, "\(keys.stderr)")
-        let block = try Self.block("demo")
+        let block = try Self.block(name)
         let results = try Self.run(
             block, prelude: keys.stdout, directory: scratch.url,
             substitutions: [Self.readmeServer: base.absoluteString.trimmingSuffix("/")])
