@@ -97,6 +97,9 @@ import Testing
             } while cursor != nil && found.count < 50
             // Windows of 4 of shop's devices: 0-3, 4-7, 8-11, 12-15, 16-19, 20-22.
             #expect(found == [["dev-0"], ["dev-5"], ["dev-10"], ["dev-15"], [], ["dev-20"]])
+            // Without a filter every device matches: the page is bounded by its limit alone.
+            let all = try await registry.devices(app: "shop", filter: DeviceFilter(), after: nil, limit: 30, scanLimit: 4, now: t0)
+            #expect(all.devices.count == 23 && all.nextCursor == nil)
         }
     }
 }
