@@ -10,7 +10,8 @@
 # PostgreSQL is a throwaway cluster from scripts/with-postgres.sh. Run through bench/run.sh (it builds
 # first), or alone after a release build: bash bench/registry.sh
 # Environment: HERALD_BENCH_DURATION (default 15s), HERALD_BENCH_LIST_DEVICES (default 1000000),
-# HERALD_BENCH_FANOUT_DEVICES (default 100000), and lib.sh's.
+# HERALD_BENCH_FANOUT_DEVICES (default 100000), HERALD_BENCH_REGISTRY_PARTS (default
+# "launches listing fanout prune": which of the four to run), and lib.sh's.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 if [ -z "${HERALD_TEST_POSTGRES_URL:-}" ]; then
@@ -32,7 +33,10 @@ fresh_pg() {
     psql "$ADMIN" -qc "CREATE DATABASE $1" >/dev/null
 }
 DB="$WORK/registry.sqlite"
+PARTS=" ${HERALD_BENCH_REGISTRY_PARTS:-launches listing fanout prune} "
+part() { [[ "$PARTS" == *" $1 "* ]]; }
 
+if part launches; then
 echo "== launch checks over HTTP (wrk -t2 -c64 -d$DURATION, keep-alive, synchronous=FULL), registrations beside them =="
 remove_db "$DB"
 measure_registrations "registrations (reference):" "$DB" 64 "$DURATION"
@@ -49,6 +53,8 @@ stop_server
 echo "  stored: $("$HERALD_BENCH" stats --database "sqlite://$DB")"
 remove_db "$DB"
 
+fi
+if part listing; then
 echo "== admin device listing over $LIST_DEVICES devices (wrk -t2 -c8 -d5s, limit=100, random cursor) =="
 timeout 900 "$HERALD_BENCH" populate --database "sqlite://$DB" --devices "$LIST_DEVICES" --channels 4 \
     --expired 0 --expiring 0 --metadata true --app bench | head -1
@@ -62,6 +68,8 @@ done
 stop_server
 remove_db "$DB"
 
+fi
+if part fanout; then
 echo "== fan-out of $FANOUT_DEVICES devices, delivery history off and on, alternating =="
 timeout 600 "$HERALD_BENCH" populate --database "sqlite://$DB" --devices "$FANOUT_DEVICES" --channels 1 --expired 0 --expiring 0 --app bench | head -1
 fresh_pg herald_bench_hist
@@ -77,9 +85,12 @@ done
 remove_db "$DB"
 psql "$ADMIN" -qc "DROP DATABASE IF EXISTS herald_bench_hist WITH (FORCE)" >/dev/null
 
+fi
+if part prune; then
 echo "== pruning the delivery history (5,000 devices × 250 entries; 150 each past 30 days, cap 50) =="
 timeout 900 "$HERALD_BENCH" prune --database "sqlite://$DB"
 remove_db "$DB"
 fresh_pg herald_bench_prune
 timeout 900 "$HERALD_BENCH" prune --database "$(pg_url herald_bench_prune)"
 psql "$ADMIN" -qc "DROP DATABASE IF EXISTS herald_bench_prune WITH (FORCE)" >/dev/null
+fi
