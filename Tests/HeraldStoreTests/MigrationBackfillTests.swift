@@ -14,16 +14,22 @@ import Testing
         try await kind.withEmptyBackend { backend in
             let before = Array(Schema.migrations.prefix { $0.name < "0009" })
             try await Migrator(backend: backend, migrations: before).migrate(logger: logger)
-            // Devices as a Herald before 0009 stored them; more than one backfill page of them.
-            let versions: [String?] = ["2.3.1", "10.0", "beta", nil, "3"]
-            let count = AppVersionKeys.pageSize + 7
+            // Devices as a Herald before 0009 stored them, with more distinct versions than a backfill page.
+            @Sendable func version(_ index: Int) -> String? {
+                switch index % 5 {
+                case 2: "beta"
+                case 3: nil
+                case 4: "10.0"
+                default: "\(index).\(index % 7)"
+                }
+            }
+            let count = AppVersionKeys.pageSize * 2 + 7
             try await backend.write { db in
                 for index in 0..<count {
-                    let version = versions[index % versions.count]
                     try await db.raw(
                         """
                         INSERT INTO devices (app_id, device_id, registration_id, device_token, os, created_at, last_seen_at, app_version)
-                        VALUES ('app', \(bind: "device-\(index)"), \(bind: "r\(index)"), 'aa', 'IOS', 0, 0, \(bind: version))
+                        VALUES ('app', \(bind: "device-\(index)"), \(bind: "r\(index)"), 'aa', 'IOS', 0, 0, \(bind: version(index)))
                         """
                     ).run()
                 }
@@ -41,7 +47,38 @@ import Testing
                 #expect(key == version.flatMap { AppVersion($0)?.key }, "device \(device)")
             }
             let keyed = rows.filter { (try? $0.decode(column: "app_version_key", as: String?.self)) != nil }
-            #expect(keyed.count == count / versions.count * 3 + min(count % versions.count, 2), "2.3.1, 10.0 and 3 have keys")
+            #expect(keyed.count == (0..<count).filter { version($0) != nil && version($0) != "beta" }.count)
+        }
+    }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func webhookEventsGetTheirDevice(_ kind: StoreBackendKind) async throws {
+        let logger = Logger(label: "herald.tests")
+        try await kind.withEmptyBackend { backend in
+            let before = Array(Schema.migrations.prefix { $0.name < "0011" })
+            try await Migrator(backend: backend, migrations: before).migrate(logger: logger)
+            let payloads = [
+                #"{"id":"evt_1","type":"device.tokenRemoved","data":{"deviceId":"phone-1","deviceToken":"aa"}}"#,
+                #"{"id":"evt_2","type":"message.finished","data":{"messageId":"message:x"}}"#,
+                #"{"id":"evt_3","type":"device.deactivated","data":{"deviceId":"phone-2","deviceToken":null}}"#,
+            ]
+            try await backend.write { db in
+                for (index, payload) in payloads.enumerated() {
+                    try await db.raw(
+                        """
+                        INSERT INTO webhook_events (event_id, app_id, type, payload, created_at, next_attempt_at)
+                        VALUES (\(bind: "evt_\(index + 1)"), 'shop', 'x', \(bind: payload), 0, 0)
+                        """
+                    ).run()
+                }
+            }
+            try await Migrator(backend: backend).migrate(logger: logger)
+            let devices = try await backend.read { db in
+                try await db.raw("SELECT device_id FROM webhook_events ORDER BY id").all().map {
+                    try $0.decode(column: "device_id", as: String?.self)
+                }
+            }
+            #expect(devices == ["phone-1", nil, "phone-2"])
         }
     }
 }

@@ -102,10 +102,18 @@ public final class PostgresBackend: SQLBackend, Service {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await write(bounded: true, body)
+    }
+
+    public func unboundedWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await write(bounded: false, body)
+    }
+
+    private func write<T: Sendable>(bounded: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await withLeasedConnection { connection in
+                return try await withLeasedConnection(bounded: bounded) { connection in
                     let sql = connection.sql(queryLogLevel: nil)
                     try await sql.raw("BEGIN").run()
                     do {

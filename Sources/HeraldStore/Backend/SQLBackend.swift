@@ -15,6 +15,10 @@ public protocol SQLBackend: Sendable {
     /// when it throws, nothing `body` wrote is kept.
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
+    /// `write` without a time limit on the transaction, for work whose size grows with the data
+    /// (a migration's backfill); a backend that bounds ordinary writes does not bound this one.
+    func unboundedWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+
     /// Runs `body` while this process holds `lock` against every other process using the database.
     /// With `wait` false, returns nil at once (without running `body`) when another process holds it.
     func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T?

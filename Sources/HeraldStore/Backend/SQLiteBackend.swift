@@ -75,8 +75,13 @@ public final class SQLiteBackend: SQLBackend {
                 try await configureReader(reader)
                 readers.append(reader)
             }
-            let checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            try await checkpointer.sql().raw("PRAGMA busy_timeout = 5000").run()
+            let checkpointer: SQLiteConnection
+            do {
+                checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            } catch {
+                for connection in readers + [writer] { try? await connection.close() }
+                throw StoreOpenFailure(description: "database file '\(path)' cannot be opened: \(error)")
+            }
             return SQLiteBackend(writer: writer, readers: readers, checkpointer: checkpointer, logger: logger)
         case .postgres:
             throw StoreOpenFailure(description: "database \(url) is not a SQLite database")
@@ -131,6 +136,11 @@ public final class SQLiteBackend: SQLBackend {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await committer.run(body)
+    }
+
+    /// SQLite bounds no write: the same as `write`.
+    public func unboundedWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await committer.run(body)
     }
 

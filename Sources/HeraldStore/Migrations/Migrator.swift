@@ -44,7 +44,8 @@ public struct Migrator: Sendable {
         try await checkNotNewer()
         var applied: [String] = []
         for migration in migrations {
-            let didApply = try await backend.write { db in
+            // Unbounded: a migration's backfill takes as long as the data it rewrites.
+            let didApply = try await backend.unboundedWrite { db in
                 try await Self.lock(db)
                 let done = try await db.raw("SELECT name FROM herald_migrations WHERE name = \(bind: migration.name)").first()
                 if done != nil { return false }

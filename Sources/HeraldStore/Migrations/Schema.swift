@@ -243,7 +243,7 @@ enum Schema {
                 "CREATE INDEX webhook_events_by_app ON webhook_events (app_id)",
             ]
         },
-        Migration(name: "0011_webhook_event_devices") { _ in
+        Migration(name: "0011_webhook_event_devices", backfill: WebhookEventDevices.backfill) { _ in
             [
                 // The device an event is about (its payload holds the token): erasing the device erases them.
                 "ALTER TABLE webhook_events ADD COLUMN device_id TEXT",

@@ -167,15 +167,17 @@ extension SQLDeviceRegistry {
     public func erase(app: String, deviceId: String) async throws -> Bool {
         // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (kept by
         // id, so it outlives a token removal) and its webhook events not yet delivered (they carry its
-        // token) explicitly, all in one transaction.
+        // token) explicitly, all in one transaction. The device goes first: on PostgreSQL that waits for
+        // a fan-out checkpoint removing the same device to commit, so the deletes after it see the
+        // history and events that checkpoint wrote.
         try await backend.write { db in
-            try await db.raw("DELETE FROM webhook_events WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
-            let history = try await db.raw(
-                "DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
-            ).all()
             let device = try await db.raw(
                 "DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
             ).first()
+            let history = try await db.raw(
+                "DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
+            ).all()
+            try await db.raw("DELETE FROM webhook_events WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
             return device != nil || !history.isEmpty
         }
     }
