@@ -65,6 +65,10 @@ public enum ConfigurationLoader {
             guard (0...65535).contains(port) else { throw ConfigurationError("configuration: http.port \(port) is not a port number") }
             configuration.http.port = port
         }
+        if let drain = try settings.number("http.drainSeconds") {
+            guard (0...300).contains(drain) else { throw ConfigurationError("configuration: http.drainSeconds must be between 0 and 300") }
+            configuration.http.drainSeconds = drain
+        }
         configuration.database = try readDatabase(settings) ?? configuration.database
         if let interval = try settings.number("sweeper.intervalSeconds") {
             guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }

@@ -9,10 +9,14 @@ public struct HeraldConfiguration: Sendable {
         public var host: String
         /// 0 picks a free port (tests).
         public var port: Int
+        /// Seconds between a shutdown signal and the HTTP server stopping, during which `/ready` answers
+        /// 503 and requests are still served, so a load balancer stops sending new ones first.
+        public var drainSeconds: Double
 
-        public init(host: String = "127.0.0.1", port: Int = 8080) {
+        public init(host: String = "127.0.0.1", port: Int = 8080, drainSeconds: Double = 0) {
             self.host = host
             self.port = port
+            self.drainSeconds = drainSeconds
         }
     }
 

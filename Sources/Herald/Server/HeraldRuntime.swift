@@ -5,6 +5,8 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
+import UnixSignals
 
 /// `herald serve`: opens and migrates the store, settles the apps, runs the server until SIGTERM/SIGINT.
 public enum HeraldRuntime {
@@ -65,15 +67,23 @@ public enum HeraldRuntime {
         let directory = try AppDirectory(apps: apps)
         let announced = demo
         let events = EventOutbox.forApps(configuration.apps)
+        let readiness = Readiness(backend: backend)
         let app = HeraldServer.makeApplication(
             configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
             registry: SQLDeviceRegistry(backend: backend, events: events), apps: directory, clock: clock,
-            outbox: SQLWebhookOutbox(backend: backend), logger: logger,
+            outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, logger: logger,
             onServerRunning: { port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))
             })
+        // The drain is listed after the application, so on SIGTERM it runs first (services stop in reverse
+        // order): /ready turns 503 for http.drainSeconds while requests are still served, then the
+        // application stops its HTTP server and services as before.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [app, DrainService(readiness: readiness, seconds: configuration.http.drainSeconds)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await app.runService()
+            try await group.run()
         } catch {
             throw listenFailure(error, configuration.http) ?? error
         }

@@ -10,10 +10,11 @@ import ServiceLifecycle
 public enum HeraldServer {
     static func makeRouter(
         store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
-        clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?
+        clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?, readiness: Readiness
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: FaultMiddleware())
+        HealthRoutes(readiness: readiness).add(to: router)
         RegistrationRoutes(store: store, apps: apps, clock: clock).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
         MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher).add(to: router)
@@ -34,6 +35,7 @@ public enum HeraldServer {
         apps: AppDirectory,
         clock: any WallClock = SystemClock(),
         outbox: (any WebhookOutboxStore)? = nil,
+        readiness: Readiness = Readiness(backend: nil),
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
@@ -60,7 +62,7 @@ public enum HeraldServer {
         return Application(
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
-                dispatcher: dispatcher),
+                dispatcher: dispatcher, readiness: readiness),
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
                 serverName: "Herald"),

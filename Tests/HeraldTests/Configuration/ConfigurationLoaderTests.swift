@@ -76,6 +76,15 @@ import Testing
         #expect(fromFlags.database == .sqliteMemory)
     }
 
+    @Test func drainSecondsIsReadAndChecked() throws {
+        #expect(try ConfigurationLoader.load(file: nil, environment: [:]).http.drainSeconds == 0)
+        let set = try ConfigurationLoader.load(file: nil, environment: ["HERALD_HTTP_DRAIN_SECONDS": "7.5"])
+        #expect(set.http.drainSeconds == 7.5)
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(file: nil, environment: ["HERALD_HTTP_DRAIN_SECONDS": "301"])
+        }
+    }
+
     @Test func appsCanComeFromTheEnvironment() throws {
         let configuration = try ConfigurationLoader.load(
             file: nil,

@@ -27,6 +27,7 @@ enum TestHerald {
         let client: any TestClientProtocol
         let store: SQLRegistrationStore
         let clock: ManualClock
+        let readiness: Readiness
     }
 
     /// Runs `body` against a server on a fresh SQLite file (or memory), or a fresh PostgreSQL database,
@@ -52,10 +53,14 @@ enum TestHerald {
             let clock = ManualClock(t0)
             var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
             configuration.sweeper.intervalSeconds = 0
+            let readiness = Readiness(backend: backend)
             let app = HeraldServer.makeApplication(
                 configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-                registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, logger: logger)
-            try await app.test(setup) { client in try await body(Harness(client: client, store: store, clock: clock)) }
+                registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock,
+                readiness: readiness, logger: logger)
+            try await app.test(setup) { client in
+                try await body(Harness(client: client, store: store, clock: clock, readiness: readiness))
+            }
         }
     }
 }
