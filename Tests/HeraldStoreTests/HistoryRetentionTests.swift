@@ -51,4 +51,31 @@ import Testing
             #expect(try await registry.pruneHistory(before: t0.adding(milliseconds: 500), keepPerDevice: 4, batchSize: 2) == 0)
         }
     }
+
+    @Test(arguments: StoreBackendKind.allCases)
+    func anAppScopedPruneLeavesOtherAppsAlone(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            // Both apps: 2 rows past the cutoff and 6 recent rows on one device.
+            let rows: [(String, Int64)] = ["shop", "blog"].flatMap { app in [(app, 1), (app, 2)] + (0..<6).map { (app, 1_000 + $0) } }
+            try await backend.write { db in
+                for (app, offset) in rows {
+                    try await db.raw(
+                        """
+                        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
+                        VALUES (\(bind: app), 'a', 'message:x', \(bind: t0.milliseconds + offset), 'sent')
+                        """
+                    ).run()
+                }
+            }
+            let registry = SQLDeviceRegistry(backend: backend)
+            #expect(
+                try await registry.pruneHistory(before: t0.adding(milliseconds: 500), keepPerDevice: 4, batchSize: 10, app: "blog") == 4)
+            let left = try await backend.read { db in
+                try await db.raw("SELECT app_id, COUNT(*) AS n FROM deliveries GROUP BY app_id ORDER BY app_id").all().map {
+                    "\(try $0.decode(column: "app_id", as: String.self))=\(try $0.decode(column: "n", as: Int.self))"
+                }
+            }
+            #expect(left == ["blog=4", "shop=8"])
+        }
+    }
 }

@@ -12,7 +12,8 @@ struct AdminRoutes {
 
     /// Sweeps expired registrations of every app now; answers what it removed and how long it took.
     func sweep(_ context: HeraldRequestContext) async throws -> Response {
-        let report = try await sweeper.sweep(trigger: "admin")
+        // The caller's app only: one app's admin key must not touch another app's data.
+        let report = try await sweeper.sweep(trigger: "admin", app: try context.appId())
         return JSONBody.response(
             .object([
                 "removed": .integer(Int64(report.removed)),

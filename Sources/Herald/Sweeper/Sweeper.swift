@@ -62,11 +62,14 @@ public struct Sweeper: Sendable {
     /// Sweeps everything that has expired by the clock's `now` at the start of the sweep, as the only
     /// sweep on the database: if another instance (or `herald sweep`) is sweeping, `onWait` is called and
     /// this one waits for it to finish first.
-    public func sweep(trigger: String, onWait: @Sendable () -> Void = {}) async throws -> Report {
-        if let report = try await store.exclusiveSweep(wait: false, { try await sweepNow(trigger: trigger) }) { return report }
+    /// With `app` set, only that app's expired registrations and delivery history (an admin's sweep).
+    public func sweep(trigger: String, app: String? = nil, onWait: @Sendable () -> Void = {}) async throws -> Report {
+        if let report = try await store.exclusiveSweep(wait: false, { try await sweepNow(trigger: trigger, app: app) }) {
+            return report
+        }
         onWait()
         logger.info("another sweep is running on this database; waiting for it", metadata: ["herald.sweep.trigger": "\(trigger)"])
-        guard let report = try await store.exclusiveSweep(wait: true, { try await sweepNow(trigger: trigger) }) else {
+        guard let report = try await store.exclusiveSweep(wait: true, { try await sweepNow(trigger: trigger, app: app) }) else {
             throw SweepNotRun()
         }
         return report
@@ -79,16 +82,16 @@ public struct Sweeper: Sendable {
         let turn = Int64(intervalSeconds * 0.8 * 1000)
         return try await store.exclusiveSweep(wait: false) { () async throws -> Report? in
             guard try await store.takeSweepTurn(intervalMilliseconds: turn, now: clock.now) else { return nil }
-            return try await sweepNow(trigger: "timer")
+            return try await sweepNow(trigger: "timer", app: nil)
         } ?? nil
     }
 
-    private func sweepNow(trigger: String) async throws -> Report {
+    private func sweepNow(trigger: String, app: String?) async throws -> Report {
         let start = DispatchTime.now().uptimeNanoseconds
         let now = clock.now
         var removed = 0
         while true {
-            let keys = try await store.expiredRegistrationKeys(now: now, limit: listLimit).sorted()
+            let keys = try await store.expiredRegistrationKeys(now: now, limit: listLimit, app: app).sorted()
             var removedThisPass = 0
             for start in stride(from: 0, to: keys.count, by: batchSize) {
                 let batch = Array(keys[start..<min(start + batchSize, keys.count)])
@@ -102,7 +105,7 @@ public struct Sweeper: Sendable {
         if let history {
             pruned = try await history.registry.pruneHistory(
                 before: now.adding(milliseconds: -Int64(history.days) * 86_400_000), keepPerDevice: history.maxPerDevice,
-                batchSize: batchSize)
+                batchSize: batchSize, app: app)
         }
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
         removedCounter.increment(by: removed)

@@ -31,9 +31,10 @@ public protocol RegistrationStore: Sendable {
     /// One page of a message's recipients, ordered by device key, after `cursor` (see `RecipientFilter`).
     func recipients(app: String, filter: RecipientFilter, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [Recipient]
 
-    /// Keys of up to `limit` registrations that expired at or before `now`, in no particular order.
-    /// Sorting them before deleting keeps each delete batch on neighbouring pages.
-    func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64]
+    /// Keys of up to `limit` registrations that expired at or before `now`, in no particular order, of
+    /// every app or (`app` set) of one app's channels. Sorting them before deleting keeps each delete
+    /// batch on neighbouring pages.
+    func expiredRegistrationKeys(now: Timestamp, limit: Int, app: String?) async throws -> [Int64]
 
     /// Deletes those of `keys` that are still expired at `now` (a renewal may have come in since they
     /// were listed) and the devices left with no registration, in one transaction. Returns how many
@@ -53,4 +54,11 @@ public protocol RegistrationStore: Sendable {
 
     /// Stores `keys` for `app` unless it has keys already; returns the keys in force and whether they were new.
     func storeKeysIfAbsent(app: String, keys: [APIKey], now: Timestamp) async throws -> (keys: [APIKey], created: Bool)
+}
+
+extension RegistrationStore {
+    /// Expired registrations of every app.
+    public func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64] {
+        try await expiredRegistrationKeys(now: now, limit: limit, app: nil)
+    }
 }

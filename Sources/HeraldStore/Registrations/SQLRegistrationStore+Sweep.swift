@@ -2,17 +2,26 @@ import HeraldCore
 import SQLKit
 
 extension SQLRegistrationStore {
-    public func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64] {
+    public func expiredRegistrationKeys(now: Timestamp, limit: Int, app: String?) async throws -> [Int64] {
         try await backend.read { db in
             // Streamed row by row: a million keys are 8 MB, a million decoded rows would be far more.
             let keys = KeyCollector()
-            try await db.raw(
-                """
-                SELECT id FROM registrations
-                WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now.milliseconds)
-                LIMIT \(bind: limit)
-                """
-            ).run { row in
+            // One app's: through the expiry index, keeping those whose channel is the app's.
+            let query: SQLQueryString =
+                if let app {
+                    """
+                    SELECT r.id FROM registrations r JOIN channels c ON c.id = r.channel_id
+                    WHERE r.expires_at IS NOT NULL AND r.expires_at <= \(bind: now.milliseconds) AND c.app_id = \(bind: app)
+                    LIMIT \(bind: limit)
+                    """
+                } else {
+                    """
+                    SELECT id FROM registrations
+                    WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now.milliseconds)
+                    LIMIT \(bind: limit)
+                    """
+                }
+            try await db.raw(query).run { row in
                 if let key = try? row.decode(column: "id", as: Int64.self) { keys.append(key) }
             }
             return keys.take()

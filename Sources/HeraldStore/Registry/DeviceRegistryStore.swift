@@ -36,8 +36,8 @@ public protocol DeviceRegistryStore: Sendable {
 
     /// Deletes delivery history older than `cutoff`, and beyond the newest `keepPerDevice` of each device,
     /// in transactions of at most `batchSize` rows (by age, then one device's excess at a time), so pruning
-    /// never holds the write lock for long. Returns how many rows it deleted.
-    func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int
+    /// never holds the write lock for long; of every app, or (`app` set) of one. Returns how many rows it deleted.
+    func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int, app: String?) async throws -> Int
 }
 
 /// A page of the device listing.
@@ -50,5 +50,12 @@ public struct DeviceListing: Sendable {
     public init(devices: [(cursor: Int64, record: DeviceRecord)], nextCursor: Int64?) {
         self.devices = devices
         self.nextCursor = nextCursor
+    }
+}
+
+extension DeviceRegistryStore {
+    /// Prunes the history of every app.
+    public func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int {
+        try await pruneHistory(before: cutoff, keepPerDevice: keepPerDevice, batchSize: batchSize, app: nil)
     }
 }

@@ -235,16 +235,18 @@ extension SQLDeviceRegistry {
     /// `herald-bench prune`), against the 100 ms a write may wait behind the sweeper.
     public static let historyPruneBatch = 250
 
-    public func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize requested: Int) async throws -> Int {
+    public func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize requested: Int, app: String?) async throws -> Int {
         let batchSize = max(1, min(requested, Self.historyPruneBatch))
         var pruned = 0
+        let ofApp: SQLQueryString = app.map { "AND app_id = \(bind: $0)" } ?? ""
         // By age, oldest first, a batch per transaction (through the delivered_at index).
         while true {
             let deleted = try await backend.write { db in
                 try await db.raw(
                     """
                     DELETE FROM deliveries WHERE id IN (
-                        SELECT id FROM deliveries WHERE delivered_at < \(bind: cutoff.milliseconds) ORDER BY delivered_at LIMIT \(literal: batchSize))
+                        SELECT id FROM deliveries WHERE delivered_at < \(bind: cutoff.milliseconds) \(ofApp)
+                        ORDER BY delivered_at LIMIT \(literal: batchSize))
                     RETURNING id
                     """
                 ).all().count
@@ -262,7 +264,7 @@ extension SQLDeviceRegistry {
                 try await db.raw(
                     """
                     SELECT app_id, device_id FROM deliveries
-                    WHERE (app_id, device_id) > (\(bind: afterApp), \(bind: afterDevice))
+                    WHERE (app_id, device_id) > (\(bind: afterApp), \(bind: afterDevice)) \(ofApp)
                     GROUP BY app_id, device_id HAVING COUNT(*) > \(literal: keepPerDevice)
                     ORDER BY app_id, device_id LIMIT \(literal: batchSize)
                     """

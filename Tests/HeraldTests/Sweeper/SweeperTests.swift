@@ -30,6 +30,30 @@ import Testing
         }
     }
 
+    @Test(arguments: PublishHarness.Database.available)
+    func anAdminSweepsOnlyItsOwnApp(_ database: PublishHarness.Database) async throws {
+        try await TestHerald.with(database: database) { h in
+            let soon = TestHerald.t0.milliseconds + 1_000
+            for app in ["shop", "blog"] {
+                for index in 0..<3 {
+                    let body = #"{"deviceToken": "ab", "deviceId": "e\#(index)", "channels": ["news"], "expiration": \#(soon)}"#
+                    let request = try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: h.clock.now)
+                    _ = try await h.store.register(app: app, request, now: h.clock.now)
+                }
+            }
+            h.clock.advance(milliseconds: 1_000)
+            let blog = try await h.client.call(.post, "/blog/b-admin/admin/sweep")
+            #expect(blog.body["removed"] == .integer(3))
+            #expect(try await h.client.call(.get, "/shop/k-client/messaging/registrations/e0").body.code == 5000, "expired: invisible")
+            // shop's expired rows are still stored: its own admin's sweep removes them.
+            let stored = try await h.store.backend.read { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM registrations").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(stored == 3)
+            #expect(try await h.client.call(.post, "/shop/k-admin/admin/sweep").body["removed"] == .integer(3))
+        }
+    }
+
     @Test func sweeperWorksThroughEveryBatch() async throws {
         let logger = Logger(label: "herald.tests")
         let backend = try await HeraldRuntime.openMigrated(.sqliteMemory, logger: logger)
