@@ -20,6 +20,8 @@ struct Sweep: AsyncParsableCommand {
                         history: Sweeper.HistoryRetention(
                             registry: SQLDeviceRegistry(backend: backend), days: configuration.history.days,
                             maxPerDevice: configuration.history.maxPerDevice),
+                        messages: Sweeper.MessageRetention(
+                            messages: SQLMessageStore(backend: backend), days: configuration.messageRetentionDays),
                         logger: makeLogger()
                     )
                     .sweep(
@@ -32,7 +34,9 @@ struct Sweep: AsyncParsableCommand {
                     throw StartupError("sweep failed: \(error)")
                 }
             }
-            print("removed \(report.removed) expired registrations in \(String(format: "%.1f", report.durationMilliseconds)) ms")
+            print(
+                "removed \(report.removed) expired registrations, \(report.historyPruned) history entries and "
+                    + "\(report.messagesPruned) finished messages in \(String(format: "%.1f", report.durationMilliseconds)) ms")
         }
     }
 }

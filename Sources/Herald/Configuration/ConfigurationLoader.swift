@@ -88,6 +88,12 @@ public enum ConfigurationLoader {
             default: throw ConfigurationError("configuration: history.enabled must be true or false, not '\(enabled)'")
             }
         }
+        if let days = try settings.integer("messages.retentionDays") {
+            guard (1...3650).contains(days) else {
+                throw ConfigurationError("configuration: messages.retentionDays must be between 1 and 3650")
+            }
+            configuration.messageRetentionDays = days
+        }
         if let days = try settings.integer("history.days") {
             guard (1...3650).contains(days) else { throw ConfigurationError("configuration: history.days must be between 1 and 3650") }
             configuration.history.days = days

@@ -20,6 +20,7 @@ indirect enum ConfigurationSchema: Sendable {
         "database": .values("url", "poolSize", "password", "passwordFile"),
         "sweeper": .values("intervalSeconds", "batchSize"),
         "history": .values("enabled", "days", "maxPerDevice"),
+        "messages": .values("retentionDays"),
         "dispatcher": .values(
             "pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
             "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),

@@ -38,6 +38,9 @@ public struct HeraldConfiguration: Sendable {
     public var dispatcher: DispatcherSettings
     /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
     public var history = HistoryRetentionSettings()
+    /// Days a finished message (published, failed or cancelled) stays queryable before the sweeper
+    /// deletes it (`messages.retentionDays`).
+    public var messageRetentionDays = 30
     /// How events that a webhook did not acknowledge are retried (tests shorten it).
     public var webhooks = WebhookRetryPolicy()
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.

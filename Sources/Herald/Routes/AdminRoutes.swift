@@ -18,6 +18,7 @@ struct AdminRoutes {
             .object([
                 "removed": .integer(Int64(report.removed)),
                 "historyPruned": .integer(Int64(report.historyPruned)),
+                "messagesPruned": .integer(Int64(report.messagesPruned)),
                 "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
             ]))
     }

@@ -43,6 +43,7 @@ public enum HeraldServer {
             store: store, clock: clock, batchSize: configuration.sweeper.batchSize,
             history: Sweeper.HistoryRetention(
                 registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
+            messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
             logger: logger)
         let clients = APNsClientPool(apps: configuration.apps, clock: clock, logger: logger)
         let dispatcher = Dispatcher(

@@ -22,6 +22,19 @@ public struct Sweeper: Sendable {
         public var durationMilliseconds: Double
         /// Delivery-history rows pruned (older than the retention, or past a device's cap).
         public var historyPruned: Int = 0
+        /// Finished messages deleted past `messages.retentionDays`.
+        public var messagesPruned: Int = 0
+    }
+
+    /// Finished messages the sweep deletes, after `days`.
+    public struct MessageRetention: Sendable {
+        let messages: any MessageStore
+        let days: Int
+
+        public init(messages: any MessageStore, days: Int) {
+            self.messages = messages
+            self.days = days
+        }
     }
 
     /// What the sweep prunes of the device registry's delivery history.
@@ -44,14 +57,16 @@ public struct Sweeper: Sendable {
     let listLimit: Int
     let logger: Logger
     let history: HistoryRetention?
+    let messageRetention: MessageRetention?
     let removedCounter = Counter(label: "herald_sweeper_removed_total")
     let sweepTimer = Metrics.Timer(label: "herald_sweeper_duration")
 
     public init(
         store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, history: HistoryRetention? = nil,
-        logger: Logger
+        messages: MessageRetention? = nil, logger: Logger
     ) {
         self.history = history
+        self.messageRetention = messages
         self.store = store
         self.clock = clock
         self.batchSize = max(1, batchSize)
@@ -107,16 +122,23 @@ public struct Sweeper: Sendable {
                 before: now.adding(milliseconds: -Int64(history.days) * 86_400_000), keepPerDevice: history.maxPerDevice,
                 batchSize: batchSize, app: app)
         }
+        var messagesPruned = 0
+        if let messageRetention {
+            messagesPruned = try await messageRetention.messages.pruneFinished(
+                before: now.adding(milliseconds: -Int64(messageRetention.days) * 86_400_000), batchSize: batchSize, app: app)
+        }
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
         removedCounter.increment(by: removed)
         sweepTimer.recordNanoseconds(nanoseconds)
-        let report = Report(removed: removed, durationMilliseconds: Double(nanoseconds) / 1_000_000, historyPruned: pruned)
+        let report = Report(
+            removed: removed, durationMilliseconds: Double(nanoseconds) / 1_000_000, historyPruned: pruned, messagesPruned: messagesPruned)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [
                 "herald.sweep.trigger": "\(trigger)",
                 "herald.sweep.removed": "\(removed)",
                 "herald.sweep.historyPruned": "\(pruned)",
+                "herald.sweep.messagesPruned": "\(messagesPruned)",
                 "herald.sweep.durationMs": "\(report.durationMilliseconds)",
             ])
         return report

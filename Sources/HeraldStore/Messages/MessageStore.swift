@@ -17,6 +17,10 @@ public protocol MessageStore: Sendable {
     /// The message with its counts summed over finished occurrences and the slices of the current one.
     func message(app: String, id: String) async throws -> StoredMessage?
 
+    /// Deletes finished messages (published, failed, cancelled) that finished before `cutoff`, of every
+    /// app or (`app` set) of one, `batchSize` per transaction. Returns how many it deleted.
+    func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int
+
     /// Cancels a scheduled or running message. False when it is unknown, finished or cancelled already.
     func cancel(app: String, id: String, now: Timestamp) async throws -> Bool
 

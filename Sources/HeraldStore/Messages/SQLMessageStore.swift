@@ -57,6 +57,27 @@ public struct SQLMessageStore: MessageStore {
         }
     }
 
+    public func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int {
+        let ofApp: SQLQueryString = app.map { "AND app_id = \(bind: $0)" } ?? ""
+        var pruned = 0
+        // Oldest first through messages_finished (migration 0012); a finished message has no slices left.
+        while true {
+            let deleted = try await backend.write { db in
+                try await db.raw(
+                    """
+                    DELETE FROM messages WHERE id IN (
+                        SELECT id FROM messages
+                        WHERE status IN ('published', 'failed', 'cancelled') AND updated_at < \(bind: cutoff.milliseconds) \(ofApp)
+                        ORDER BY updated_at LIMIT \(literal: max(1, batchSize)))
+                    RETURNING id
+                    """
+                ).all().count
+            }
+            pruned += deleted
+            if deleted < max(1, batchSize) { return pruned }
+        }
+    }
+
     public func message(app: String, id: String) async throws -> StoredMessage? {
         try await backend.read { db in
             // One statement, so the message's counts and its slices' are read from one snapshot: a fold

@@ -250,5 +250,11 @@ enum Schema {
                 "CREATE INDEX webhook_events_by_device ON webhook_events (app_id, device_id)",
             ]
         },
+        Migration(name: "0012_finished_messages") { _ in
+            [
+                // Finished messages by when they finished, for the sweeper's pruning (messages.retentionDays).
+                "CREATE INDEX messages_finished ON messages (updated_at) WHERE status IN ('published', 'failed', 'cancelled')"
+            ]
+        },
     ]
 }

@@ -126,7 +126,10 @@ import Testing
         (#"{"HTTP": {}}"#, "unknown key 'HTTP' (did you mean 'http'?)"),
         (#"{"databse": {}}"#, "unknown key 'databse' (did you mean 'database'?)"),
         (#"{"sweep": {}}"#, "unknown key 'sweep' (did you mean 'sweeper'?)"),
-        (#"{"metrics": {"port": 9100}}"#, "unknown key 'metrics' (known keys there: apps, database, dispatcher, history, http, sweeper)"),
+        (
+            #"{"metrics": {"port": 9100}}"#,
+            "unknown key 'metrics' (known keys there: apps, database, dispatcher, history, http, messages, sweeper)"
+        ),
         (#"{"http": 8080}"#, "'http' must be an object ({…}), not a number"),
         (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),
         (#"{"http": {"port": {"value": 1}}}"#, "'http.port' must be a single value, not an object"),
