@@ -14,5 +14,5 @@ func withDatabase<T>(
     if mustExist, case .sqliteFile(let path) = configuration.database, !FileManager.default.fileExists(atPath: path) {
         throw StartupError("database \(configuration.database) does not exist (`herald serve` or `herald migrate` creates it)")
     }
-    return try await HeraldRuntime.withMigrated(configuration.database, logger: makeLogger(), body)
+    return try await HeraldRuntime.withMigrated(configuration.database, logger: makeLogger(configuration), body)
 }

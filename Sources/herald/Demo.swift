@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Herald
 import Logging
 
 /// `herald demo`: publishing end to end on one machine, with nothing to set up. A real Herald and the
@@ -38,7 +39,11 @@ struct Demo: AsyncParsableCommand {
     /// Herald's log is off unless HERALD_LOG_LEVEL asks for it: the tour's lines are the output, and a
     /// failure is its one line on stderr.
     static func logger(quiet: Bool) -> Logger {
-        var logger = makeLogger()
+        let environment = ProcessInfo.processInfo.environment
+        var settings = LogSettings()
+        settings.level = environment["HERALD_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
+        settings.format = environment["HERALD_LOG_FORMAT"].flatMap { LogSettings.Format(rawValue: $0.lowercased()) } ?? .text
+        var logger = settings.makeLogger()
         if quiet { logger.logLevel = .critical }
         return logger
     }

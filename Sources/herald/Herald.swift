@@ -43,8 +43,8 @@ func fail(_ line: String) -> Never {
     exit(1)
 }
 
-func makeLogger() -> Logger {
-    var logger = Logger(label: "herald")
-    logger.logLevel = ProcessInfo.processInfo.environment["HERALD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-    return logger
+/// Herald's logger as `log.level` and `log.format` say (`HERALD_LOG_LEVEL` and `HERALD_LOG_FORMAT` are
+/// those settings too, like every `HERALD_*` variable).
+func makeLogger(_ configuration: HeraldConfiguration) -> Logger {
+    configuration.log.makeLogger()
 }

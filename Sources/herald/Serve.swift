@@ -17,7 +17,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let configuration = try common.load(host: host, port: port)
-            try await HeraldRuntime.serve(configuration: configuration, logger: makeLogger()) { started in
+            try await HeraldRuntime.serve(configuration: configuration, logger: makeLogger(configuration)) { started in
                 // Unbuffered, so a supervisor or a test reading the pipe sees it as soon as the port is open.
                 FileHandle.standardOutput.write(Data((Banner.text(for: started) + "\n").utf8))
             }

@@ -22,7 +22,7 @@ struct Sweep: AsyncParsableCommand {
                             maxPerDevice: configuration.history.maxPerDevice),
                         messages: Sweeper.MessageRetention(
                             messages: SQLMessageStore(backend: backend), days: configuration.messageRetentionDays),
-                        logger: makeLogger()
+                        logger: makeLogger(configuration)
                     )
                     .sweep(
                         trigger: "cli",

@@ -4,6 +4,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldStore
 import HeraldWebhooks
+import Logging
 
 /// Reads `HeraldConfiguration` through swift-configuration: command-line flags win over `HERALD_*`
 /// environment variables, which win over the JSON file, which wins over the defaults.
@@ -87,6 +88,19 @@ public enum ConfigurationLoader {
             case "false": configuration.dispatcher.recordHistory = false
             default: throw ConfigurationError("configuration: history.enabled must be true or false, not '\(enabled)'")
             }
+        }
+        if let level = settings.string("log.level") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError("configuration: log.level must be one of \(names), not '\(level)'")
+            }
+            configuration.log.level = parsed
+        }
+        if let format = settings.string("log.format") {
+            guard let parsed = LogSettings.Format(rawValue: format.lowercased()) else {
+                throw ConfigurationError("configuration: log.format must be text or json, not '\(format)'")
+            }
+            configuration.log.format = parsed
         }
         if let days = try settings.integer("messages.retentionDays") {
             guard (1...3650).contains(days) else {

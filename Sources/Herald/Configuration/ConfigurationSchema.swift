@@ -21,6 +21,7 @@ indirect enum ConfigurationSchema: Sendable {
         "sweeper": .values("intervalSeconds", "batchSize"),
         "history": .values("enabled", "days", "maxPerDevice"),
         "messages": .values("retentionDays"),
+        "log": .values("level", "format"),
         "dispatcher": .values(
             "pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
             "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),
@@ -42,9 +43,9 @@ indirect enum ConfigurationSchema: Sendable {
 
     static func isComment(_ key: String) -> Bool { key.hasPrefix("//") }
 
-    /// `HERALD_*` variables that are not settings: read elsewhere (the log level), or by the build,
+    /// `HERALD_*` variables that are not settings: read by the build,
     /// the tests and the benchmarks.
-    static let otherEnvironmentVariables: Set<String> = ["HERALD_LOG_LEVEL", "HERALD_WARNINGS_AS_ERRORS"]
+    static let otherEnvironmentVariables: Set<String> = ["HERALD_WARNINGS_AS_ERRORS"]
     static let otherEnvironmentPrefixes = ["HERALD_TEST_", "HERALD_BENCH"]
 
     /// Refuses a `HERALD_*` variable that names no setting (`HERALD_HTTP_PROT`): like an unknown key in

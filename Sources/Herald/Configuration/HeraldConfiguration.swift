@@ -38,6 +38,8 @@ public struct HeraldConfiguration: Sendable {
     public var dispatcher: DispatcherSettings
     /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
     public var history = HistoryRetentionSettings()
+    /// `log.level` and `log.format`.
+    public var log = LogSettings()
     /// Days a finished message (published, failed or cancelled) stays queryable before the sweeper
     /// deletes it (`messages.retentionDays`).
     public var messageRetentionDays = 30

@@ -128,7 +128,7 @@ import Testing
         (#"{"sweep": {}}"#, "unknown key 'sweep' (did you mean 'sweeper'?)"),
         (
             #"{"metrics": {"port": 9100}}"#,
-            "unknown key 'metrics' (known keys there: apps, database, dispatcher, history, http, messages, sweeper)"
+            "unknown key 'metrics' (known keys there: apps, database, dispatcher, history, http, log, messages, sweeper)"
         ),
         (#"{"http": 8080}"#, "'http' must be an object ({…}), not a number"),
         (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),
