@@ -70,6 +70,12 @@ public enum ConfigurationLoader {
             guard (0...300).contains(drain) else { throw ConfigurationError("configuration: http.drainSeconds must be between 0 and 300") }
             configuration.http.drainSeconds = drain
         }
+        if let idle = try settings.number("http.idleTimeoutSeconds") {
+            guard (0.1...3600).contains(idle) else {
+                throw ConfigurationError("configuration: http.idleTimeoutSeconds must be between 0.1 and 3600")
+            }
+            configuration.http.idleTimeoutSeconds = idle
+        }
         configuration.database = try readDatabase(settings) ?? configuration.database
         if let interval = try settings.number("sweeper.intervalSeconds") {
             guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }

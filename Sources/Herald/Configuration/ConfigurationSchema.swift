@@ -16,7 +16,7 @@ indirect enum ConfigurationSchema: Sendable {
 
     /// Everything `ConfigurationLoader` reads. Add a key here when the loader learns to read it.
     static let file: ConfigurationSchema = .object([
-        "http": .values("host", "port", "drainSeconds"),
+        "http": .values("host", "port", "drainSeconds", "idleTimeoutSeconds"),
         "database": .values("url", "poolSize", "password", "passwordFile"),
         "sweeper": .values("intervalSeconds", "batchSize"),
         "history": .values("enabled", "days", "maxPerDevice"),

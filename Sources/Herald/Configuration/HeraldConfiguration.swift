@@ -12,11 +12,16 @@ public struct HeraldConfiguration: Sendable {
         /// Seconds between a shutdown signal and the HTTP server stopping, during which `/ready` answers
         /// 503 and requests are still served, so a load balancer stops sending new ones first.
         public var drainSeconds: Double
+        /// A connection is closed when no request has been read in full within this many seconds of its
+        /// opening or of the previous answer: a client that connects and sends nothing, or sends its
+        /// request head byte by byte, holds a connection no longer than this.
+        public var idleTimeoutSeconds: Double
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, drainSeconds: Double = 0) {
+        public init(host: String = "127.0.0.1", port: Int = 8080, drainSeconds: Double = 0, idleTimeoutSeconds: Double = 30) {
             self.host = host
             self.port = port
             self.drainSeconds = drainSeconds
+            self.idleTimeoutSeconds = idleTimeoutSeconds
         }
     }
 

@@ -64,6 +64,8 @@ public enum HeraldServer {
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness),
+            server: .http1(
+                configuration: .init(idleTimeout: .milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000)))),
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
                 serverName: "Herald"),

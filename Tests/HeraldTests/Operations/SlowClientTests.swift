@@ -1,0 +1,83 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// http.idleTimeoutSeconds: a client that connects and sends nothing, or sends its request head a byte
+/// at a time, is cut off once the timeout passes without a whole request read (issue 11).
+@Suite(.serialized, .timeLimit(.minutes(1))) struct SlowClientTests {
+    @Test func silentAndTricklingClientsAreCutOff() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try HeraldProcess(
+            ["serve", "--port", "0"], directory: scratch.url, environment: ["HERALD_HTTP_IDLE_TIMEOUT_SECONDS": "1"])
+        let base = try await server.waitUntilListening()
+        let port = try #require(base.port)
+
+        // Sends nothing: closed after about a second.
+        let silent = try RawConnection(port: port)
+        let silentStart = ContinuousClock.now
+        #expect(silent.waitForClose(within: .seconds(5)), "a silent connection stays open")
+        #expect(ContinuousClock.now - silentStart >= .milliseconds(900))
+
+        // A request head a byte every 200 ms: closed about a second after it began, though bytes keep coming.
+        let trickle = try RawConnection(port: port)
+        let trickleStart = ContinuousClock.now
+        var closed = false
+        for byte in Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8) {
+            guard trickle.send([byte]) else {
+                closed = true
+                break
+            }
+            if trickle.waitForClose(within: .milliseconds(200)) {
+                closed = true
+                break
+            }
+        }
+        #expect(closed, "a trickled request head was served in full")
+        #expect(ContinuousClock.now - trickleStart < .seconds(4))
+
+        // A client that sends its request promptly is answered as usual.
+        #expect(try await HTTP.send("GET", base.appendingPathComponent("health")).status == 200)
+        server.process.terminate()
+        _ = try await server.waitForExit()
+    }
+}
+
+/// A blocking TCP connection to 127.0.0.1, to send bytes as slowly as a test wants.
+final class RawConnection {
+    let socketDescriptor: Int32
+
+    init(port: Int) throws {
+        socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw HeraldProcess.Failure("cannot connect to port \(port)") }
+    }
+
+    deinit { close(socketDescriptor) }
+
+    /// False when the peer has closed (the send fails).
+    func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { Glibc.send(socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Whether the peer closed the connection (a read of 0 bytes, or an error) within `duration`.
+    func waitForClose(within duration: Duration) -> Bool {
+        var descriptor = pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        guard poll(&descriptor, 1, milliseconds) > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        return recv(socketDescriptor, &buffer, buffer.count, 0) <= 0
+    }
+}
