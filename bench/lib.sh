@@ -115,3 +115,11 @@ measure_registrations() {
     # wrk counts answered requests only; up to one request per connection may be stored unanswered.
     echo "  answered: $warm_up in the 3 s warm-up + those above; stored: $("$HERALD_BENCH" stats --database "$(db_url "$db")")"
 }
+
+# PostgreSQL, for scripts run under scripts/with-postgres.sh (which sets HERALD_TEST_POSTGRES_URL to the
+# cluster's admin database): the URL of database $1 on that server, and a fresh empty database $1.
+pg_url() { echo "${HERALD_TEST_POSTGRES_URL%%/postgres\?*}/$1?sslmode=disable"; }
+fresh_pg() {
+    psql "$HERALD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $1 WITH (FORCE)" >/dev/null
+    psql "$HERALD_TEST_POSTGRES_URL" -qc "CREATE DATABASE $1" >/dev/null
+}

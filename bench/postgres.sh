@@ -21,12 +21,6 @@ cd "$BENCH_ROOT"
 DEVICES=${HERALD_BENCH_PG_DEVICES:-100000}
 DURATION=${HERALD_BENCH_DURATION:-15s}
 ADMIN=$HERALD_TEST_POSTGRES_URL
-SERVER_ROOT=${ADMIN%%/postgres\?*}
-pg_url() { echo "$SERVER_ROOT/$1?sslmode=disable"; }
-fresh_pg() {
-    psql "$ADMIN" -qc "DROP DATABASE IF EXISTS $1 WITH (FORCE)" >/dev/null
-    psql "$ADMIN" -qc "CREATE DATABASE $1" >/dev/null
-}
 
 echo "== PostgreSQL $(psql "$ADMIN" -tAc 'SHOW server_version') beside SQLite (fsync $(psql "$ADMIN" -tAc 'SHOW fsync'), synchronous_commit $(psql "$ADMIN" -tAc 'SHOW synchronous_commit')) =="
 

@@ -26,12 +26,6 @@ DURATION=${HERALD_BENCH_DURATION:-15s}
 LIST_DEVICES=${HERALD_BENCH_LIST_DEVICES:-1000000}
 FANOUT_DEVICES=${HERALD_BENCH_FANOUT_DEVICES:-100000}
 ADMIN=$HERALD_TEST_POSTGRES_URL
-SERVER_ROOT=${ADMIN%%/postgres\?*}
-pg_url() { echo "$SERVER_ROOT/$1?sslmode=disable"; }
-fresh_pg() {
-    psql "$ADMIN" -qc "DROP DATABASE IF EXISTS $1 WITH (FORCE)" >/dev/null
-    psql "$ADMIN" -qc "CREATE DATABASE $1" >/dev/null
-}
 DB="$WORK/registry.sqlite"
 PARTS=" ${HERALD_BENCH_REGISTRY_PARTS:-launches listing fanout prune} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }

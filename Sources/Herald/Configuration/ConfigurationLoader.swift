@@ -66,27 +66,14 @@ public enum ConfigurationLoader {
             guard (0...65535).contains(port) else { throw ConfigurationError("configuration: http.port \(port) is not a port number") }
             configuration.http.port = port
         }
-        if let drain = try settings.number("http.drainSeconds") {
-            guard (0...300).contains(drain) else { throw ConfigurationError("configuration: http.drainSeconds must be between 0 and 300") }
-            configuration.http.drainSeconds = drain
-        }
-        if let idle = try settings.number("http.idleTimeoutSeconds") {
-            guard (0.1...3600).contains(idle) else {
-                throw ConfigurationError("configuration: http.idleTimeoutSeconds must be between 0.1 and 3600")
-            }
-            configuration.http.idleTimeoutSeconds = idle
-        }
+        if let drain = try settings.number("http.drainSeconds", in: 0...300) { configuration.http.drainSeconds = drain }
+        if let idle = try settings.number("http.idleTimeoutSeconds", in: 0.1...3600) { configuration.http.idleTimeoutSeconds = idle }
         configuration.database = try readDatabase(settings) ?? configuration.database
         if let interval = try settings.number("sweeper.intervalSeconds") {
             guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }
             configuration.sweeper.intervalSeconds = interval
         }
-        if let batch = try settings.integer("sweeper.batchSize") {
-            guard (1...100_000).contains(batch) else {
-                throw ConfigurationError("configuration: sweeper.batchSize must be between 1 and 100000")
-            }
-            configuration.sweeper.batchSize = batch
-        }
+        if let batch = try settings.integer("sweeper.batchSize", in: 1...100_000) { configuration.sweeper.batchSize = batch }
         configuration.dispatcher = try readDispatcher(settings)
         if let enabled = settings.string("history.enabled") {
             switch enabled.lowercased() {
@@ -108,22 +95,9 @@ public enum ConfigurationLoader {
             }
             configuration.log.format = parsed
         }
-        if let days = try settings.integer("messages.retentionDays") {
-            guard (1...3650).contains(days) else {
-                throw ConfigurationError("configuration: messages.retentionDays must be between 1 and 3650")
-            }
-            configuration.messageRetentionDays = days
-        }
-        if let days = try settings.integer("history.days") {
-            guard (1...3650).contains(days) else { throw ConfigurationError("configuration: history.days must be between 1 and 3650") }
-            configuration.history.days = days
-        }
-        if let count = try settings.integer("history.maxPerDevice") {
-            guard (1...100_000).contains(count) else {
-                throw ConfigurationError("configuration: history.maxPerDevice must be between 1 and 100000")
-            }
-            configuration.history.maxPerDevice = count
-        }
+        if let days = try settings.integer("messages.retentionDays", in: 1...3650) { configuration.messageRetentionDays = days }
+        if let days = try settings.integer("history.days", in: 1...3650) { configuration.history.days = days }
+        if let count = try settings.integer("history.maxPerDevice", in: 1...100_000) { configuration.history.maxPerDevice = count }
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration
@@ -165,19 +139,10 @@ public enum ConfigurationLoader {
     static func readDispatcher(_ settings: Settings) throws(ConfigurationError) -> DispatcherSettings {
         var dispatcher = DispatcherSettings()
         func integer(_ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-            guard let value = try settings.integer("dispatcher.\(name)") else { return nil }
-            guard range.contains(value) else {
-                throw ConfigurationError("configuration: dispatcher.\(name) must be between \(range.lowerBound) and \(range.upperBound)")
-            }
-            return value
+            try settings.integer("dispatcher.\(name)", in: range)
         }
         func seconds(_ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
-            guard let value = try settings.number("dispatcher.\(name)") else { return nil }
-            guard range.contains(value) else {
-                throw ConfigurationError(
-                    "configuration: dispatcher.\(name) must be between \(range.lowerBound) and \(range.upperBound) seconds")
-            }
-            return value
+            try settings.number("dispatcher.\(name)", in: range, unit: " seconds")
         }
         if let value = try integer("pageSize", 1...10_000) { dispatcher.pageSize = value }
         if let value = try integer("maxOpenPages", 1...1000) { dispatcher.maxOpenPages = value }
@@ -382,6 +347,24 @@ struct Settings {
         guard let text = string(key) else { return nil }
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             throw ConfigurationError("configuration: \(key) must be a whole number, not '\(text)'")
+        }
+        return value
+    }
+
+    /// A whole number that must lie in `range`; the error names the setting and the range.
+    func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let value = try integer(key) else { return nil }
+        guard range.contains(value) else {
+            throw ConfigurationError("configuration: \(key) must be between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A number that must lie in `range`; the error names the setting, the range and its `unit`.
+    func number(_ key: String, in range: ClosedRange<Double>, unit: String = "") throws(ConfigurationError) -> Double? {
+        guard let value = try number(key) else { return nil }
+        guard range.contains(value) else {
+            throw ConfigurationError("configuration: \(key) must be between \(range.lowerBound) and \(range.upperBound)\(unit)")
         }
         return value
     }

@@ -1,5 +1,6 @@
 import DequeModule
 import HeraldCore
+import SQLKit
 
 /// Turns concurrent single calls into batches, without a background task.
 ///
@@ -88,5 +89,32 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
         }
         next?.promise.fulfill(.lead)
         return results[0]
+    }
+}
+
+extension Batcher {
+    /// A batcher whose every batch is one write transaction on `backend`: one batch at a time on SQLite
+    /// (one writer), up to 8 at once on PostgreSQL (its pool commits them side by side). A batch that
+    /// fails is written again one input per transaction, so one bad input fails alone.
+    static func writing(
+        on backend: any SQLBackend, maxBatch: Int = 256,
+        _ write: @escaping @Sendable ([Input], any SQLDatabase) async throws -> [Output]
+    ) -> Batcher {
+        Batcher(maxBatch: maxBatch, maxLeaders: backend.dialect.kind == .postgres ? 8 : 1) { inputs in
+            await writeOrEachAlone(inputs, on: backend, write)
+        }
+    }
+
+    private static func writeOrEachAlone(
+        _ inputs: [Input], on backend: any SQLBackend, _ write: @escaping @Sendable ([Input], any SQLDatabase) async throws -> [Output]
+    ) async -> [Result<Output, any Error>] {
+        do {
+            return try await backend.write { db in try await write(inputs, db) }.map { .success($0) }
+        } catch {
+            if inputs.count == 1 { return [.failure(error)] }
+            var results: [Result<Output, any Error>] = []
+            for input in inputs { results.append(contentsOf: await writeOrEachAlone([input], on: backend, write)) }
+            return results
+        }
     }
 }
