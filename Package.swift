@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -46,10 +47,20 @@ let package = Package(
             dependencies: [],
             swiftSettings: strict
         ),
+        // Herald's metrics, named and labelled in one place, on any swift-metrics factory (Prometheus in the server).
+        .target(
+            name: "HeraldMetrics",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldStore",
             dependencies: [
                 "HeraldCore",
+                "HeraldMetrics",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -124,11 +135,15 @@ let package = Package(
                 "HeraldStore",
                 "HeraldAPNs",
                 "HeraldWebhooks",
+                "HeraldMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -213,6 +228,7 @@ let package = Package(
                 "Herald",
                 "HeraldAPNs",
                 "HeraldWebhooks",
+                "HeraldMetrics",
                 "APNsMock",
                 "HeraldTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -158,6 +158,29 @@ import Testing
         }
     }
 
+    /// Lists and maps are capped by count, whatever the body limit (issue 11): a body of any size past the
+    /// cap is 8000 naming the property; at the cap it is accepted.
+    @Test func listsAndMapsAreCappedByCount() throws {
+        func singlecast(_ count: Int) -> String {
+            #"{"message": "m", "pushSinglecast": [\#((0..<count).map { "\"d\($0)\"" }.joined(separator: ","))]}"#
+        }
+        func headers(_ count: Int) -> String {
+            #"{"message": "m", "headers": {\#((0..<count).map { "\"k\($0)\": 1" }.joined(separator: ","))}}"#
+        }
+        #expect(try parse(singlecast(Limits.singlecastDevices)).singlecast?.count == Limits.singlecastDevices)
+        #expect(try parse(headers(Limits.headersPerMessage)).headers.count == Limits.headersPerMessage)
+        for (body, property) in [
+            (singlecast(Limits.singlecastDevices + 1), "pushSinglecast"), (headers(Limits.headersPerMessage + 1), "headers"),
+        ] {
+            do {
+                _ = try parse(body)
+                Issue.record("\(property) past its cap was accepted")
+            } catch {
+                #expect(error.code == 8000 && error.message.contains("'\(property)'"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func repeatingSchedulesStepAndStop() {
         let schedule = PublishSchedule(
             publishAt: Timestamp(milliseconds: 1_000_000), repeatEverySeconds: 60,

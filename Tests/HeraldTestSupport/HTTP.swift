@@ -13,9 +13,12 @@ public enum HTTP {
         return URLSession(configuration: configuration)
     }()
 
-    public static func send(_ method: String, _ url: URL, json: String? = nil) async throws -> (status: Int, body: String) {
+    public static func send(_ method: String, _ url: URL, json: String? = nil, headers: [String: String] = [:]) async throws -> (
+        status: Int, body: String
+    ) {
         var request = URLRequest(url: url)
         request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {
             request.httpBody = Data(json.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -68,6 +68,8 @@ public enum ConfigurationLoader {
         }
         if let drain = try settings.number("http.drainSeconds", in: 0...300) { configuration.http.drainSeconds = drain }
         if let idle = try settings.number("http.idleTimeoutSeconds", in: 0.1...3600) { configuration.http.idleTimeoutSeconds = idle }
+        if let cap = try settings.integer("http.maxConnections", in: 1...1_000_000) { configuration.http.maxConnections = cap }
+        configuration.metrics = try readMetrics(settings, http: configuration.http)
         configuration.database = try readDatabase(settings) ?? configuration.database
         if let interval = try settings.number("sweeper.intervalSeconds") {
             guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }
@@ -101,6 +103,41 @@ public enum ConfigurationLoader {
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration
+    }
+
+    /// `metrics.*`: its own listener (`port`, `host`) or the main port, and an optional bearer token
+    /// (`bearerToken`, i.e. `HERALD_METRICS_BEARER_TOKEN`, or `bearerTokenFile`).
+    static func readMetrics(_ settings: Settings, http: HeraldConfiguration.HTTP) throws(ConfigurationError) -> HeraldConfiguration.Metrics
+    {
+        var metrics = HeraldConfiguration.Metrics()
+        if let port = try settings.integer("metrics.port", in: 1...65535) {
+            guard port != http.port else {
+                throw ConfigurationError(
+                    "configuration: metrics.port \(port) is http.port too; leave metrics.port out to serve /metrics on the main port")
+            }
+            metrics.port = port
+        }
+        if let host = settings.string("metrics.host") {
+            guard metrics.port != nil else {
+                throw ConfigurationError("configuration: metrics.host needs metrics.port (without it /metrics is on the main port)")
+            }
+            metrics.host = host
+        }
+        var token = settings.string("metrics.bearerToken", secret: true).flatMap { $0.isEmpty ? nil : $0 }
+        if token == nil, let file = settings.string("metrics.bearerTokenFile") {
+            guard let contents = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError("configuration: metrics.bearerTokenFile '\(file)' cannot be read")
+            }
+            token = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard token?.isEmpty == false else { throw ConfigurationError("configuration: metrics.bearerTokenFile '\(file)' is empty") }
+        }
+        if let token {
+            guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw ConfigurationError("configuration: metrics.bearerToken must be at least 16 characters, without spaces")
+            }
+        }
+        metrics.bearerToken = token
+        return metrics
     }
 
     /// `database.*`: the URL; for PostgreSQL also the pool size and a password kept out of the URL

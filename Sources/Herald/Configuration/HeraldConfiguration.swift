@@ -16,12 +16,34 @@ public struct HeraldConfiguration: Sendable {
         /// opening or of the previous answer: a client that connects and sends nothing, or sends its
         /// request head byte by byte, holds a connection no longer than this.
         public var idleTimeoutSeconds: Double
+        /// Connections served at once. Past it, new connections wait in the kernel's accept queue until
+        /// one closes (they are not refused), so a flood of idle connections cannot exhaust file descriptors.
+        public var maxConnections: Int
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, drainSeconds: Double = 0, idleTimeoutSeconds: Double = 30) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, drainSeconds: Double = 0, idleTimeoutSeconds: Double = 30,
+            maxConnections: Int = 1000
+        ) {
             self.host = host
             self.port = port
             self.drainSeconds = drainSeconds
             self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.maxConnections = maxConnections
+        }
+    }
+
+    /// Where `GET /metrics` is served (`metrics.*`).
+    public struct Metrics: Sendable, Equatable {
+        /// nil: on the main port, beside the API. Set: on its own listener at `host:port` only.
+        public var port: Int?
+        public var host: String
+        /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
+        public var bearerToken: String?
+
+        public init(port: Int? = nil, host: String = "127.0.0.1", bearerToken: String? = nil) {
+            self.port = port
+            self.host = host
+            self.bearerToken = bearerToken
         }
     }
 
@@ -38,6 +60,7 @@ public struct HeraldConfiguration: Sendable {
     }
 
     public var http: HTTP
+    public var metrics = Metrics()
     public var database: DatabaseURL
     public var sweeper: Sweeper
     public var dispatcher: DispatcherSettings

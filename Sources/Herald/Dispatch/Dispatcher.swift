@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Logging
 import ServiceLifecycle
@@ -21,6 +22,7 @@ public final class Dispatcher: Service {
     let clock: any WallClock
     let settings: DispatcherSettings
     let logger: Logger
+    let metrics: HeraldMetrics
     /// This instance's name on the leases it holds.
     let owner: String
     /// SQLite: no other server shares the file, so leases left by a killed process are taken back at start,
@@ -39,8 +41,9 @@ public final class Dispatcher: Service {
 
     public init(
         messages: any MessageStore, registrations: any RegistrationStore, clients: APNsClientPool,
-        clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, logger: Logger
+        clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
+        self.metrics = metrics
         self.messages = messages
         self.registrations = registrations
         self.clients = clients
@@ -135,13 +138,16 @@ public final class Dispatcher: Service {
         logger[metadataKey: "herald.message"] = "\(message.id)"
         logger[metadataKey: "herald.slice"] = "\(claimed.slice)"
         let started = ContinuousClock.now
+        metrics.fanOutStarted()
+        defer { metrics.fanOutEnded() }
         do {
             let ending = try await fanOut(claimed, logger: logger)
             let now = clock.now
             func finish(next: Timestamp?, failure: String?) async throws {
-                try await messages.finishSlice(
+                let final = try await messages.finishSlice(
                     id: message.id, slice: claimed.slice, occurrence: claimed.occurrence, owner: owner,
                     next: next, failure: failure, now: now)
+                if let final { metrics.messageFinished(status: final.contractStatus) }
             }
             switch ending {
             case .completed:
@@ -182,7 +188,7 @@ public final class Dispatcher: Service {
         return try await FanOut(
             claimed: claimed, content: content, systems: systems, topic: topic, client: client,
             registrations: registrations, messages: messages, owner: owner, clock: clock, settings: settings,
-            stop: stop, logger: logger
+            stop: stop, metrics: metrics, logger: logger
         ).run()
     }
 

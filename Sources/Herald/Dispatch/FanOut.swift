@@ -1,5 +1,6 @@
 import HeraldAPNs
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Logging
 import Synchronization
@@ -26,11 +27,12 @@ struct FanOut: Sendable {
         case stopped
     }
 
-    /// One send: the recipient, its page, and which attempt this is.
+    /// One send: the recipient, its page, which attempt this is, and when it was handed to the client.
     struct Send: Sendable {
         let page: Int
         let recipient: Recipient
         let attempt: Int
+        var submitted = ContinuousClock.now
     }
 
     struct State {
@@ -59,6 +61,7 @@ struct FanOut: Sendable {
     let clock: any WallClock
     let settings: DispatcherSettings
     let stop: StopFlag
+    let metrics: HeraldMetrics
     let logger: Logger
 
     func run() async throws -> Ending {
@@ -68,6 +71,7 @@ struct FanOut: Sendable {
                 nextSequence: claimed.sequence))
         let stream = client.makeSendStream(of: Send.self)
         let build = NotificationBuilder(content: content, topic: topic)
+        let inFlight = metrics.inFlight(provider: "apns")
         // Checkpoint requests: false when a page may have closed, true for a lease renewal. One writer
         // task writes them, so writes never overlap and the consumer never waits for the disk.
         let (requests, request) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
@@ -80,8 +84,10 @@ struct FanOut: Sendable {
                 await withTaskGroup(of: Void.self) { inner in
                     inner.addTask {
                         for await delivery in stream.results {
+                            inFlight.decrement()
                             let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
                             let reason = delivery.outcome.reason?.description
+                            record(delivery, decision)
                             let pageClosed = state.withLock { state in
                                 apply(decision, to: delivery.tag, reason: reason, &state)
                                 return state.progress.frontPageDone
@@ -89,7 +95,7 @@ struct FanOut: Sendable {
                             if pageClosed { request.yield(false) }
                         }
                     }
-                    inner.addTask { await produce(state, stream, build) }
+                    inner.addTask { await produce(state, stream, build, inFlight) }
                 }
                 // Only the heartbeat is cancelled; the writer finishes the requests it has.
                 beat.cancelAll()
@@ -119,7 +125,9 @@ struct FanOut: Sendable {
 
     /// Pages recipients into the stream, and due retries before new pages, until everything has an outcome
     /// or the run halts; then finishes the stream.
-    private func produce(_ state: Shared, _ stream: APNsSendStream<Send>, _ build: NotificationBuilder) async {
+    private func produce(
+        _ state: Shared, _ stream: APNsSendStream<Send>, _ build: NotificationBuilder, _ inFlight: HeraldMetrics.InFlight
+    ) async {
         var cursor = claimed.cursor
         var exhausted = false
         defer { stream.finish() }
@@ -144,6 +152,7 @@ struct FanOut: Sendable {
             }
             if halted || done { return }
             for send in due {
+                inFlight.increment()
                 await stream.submit(build(send.recipient), tag: Send(page: send.page, recipient: send.recipient, attempt: send.attempt + 1))
             }
             if !exhausted && canOpen {
@@ -166,12 +175,36 @@ struct FanOut: Sendable {
                 cursor = last.key
                 let number = state.withLock { $0.progress.addPage(lastKey: last.key, count: page.count) }
                 for recipient in page {
+                    inFlight.increment()
                     await stream.submit(build(recipient), tag: Send(page: number, recipient: recipient, attempt: 1))
                 }
             } else if due.isEmpty {
                 // Waiting for outcomes or a retry's time; both are milliseconds away.
                 try? await Task.sleep(for: .milliseconds(5))
             }
+        }
+    }
+
+    /// One answer in the metrics: its outcome and APNs reason (a reason Apple adds later is counted as
+    /// `unknown`, so a label never takes an unbounded value), its latency, and what it led to.
+    private func record(_ delivery: APNsDelivery<Send>, _ decision: APNsDecision) {
+        let outcome: HeraldMetrics.NotificationOutcome
+        switch delivery.outcome {
+        case .delivered: outcome = .delivered
+        case .rejected, .rejectedLocally: outcome = .rejected
+        case .failed: outcome = .failed
+        }
+        let reason = delivery.outcome.reason.map { reason -> String in
+            if case .unknown = reason { return "unknown" }
+            return reason.name
+        }
+        metrics.notification(
+            provider: "apns", outcome: outcome, reason: reason, duration: ContinuousClock.now - delivery.tag.submitted)
+        switch decision {
+        case .retry: metrics.retried(provider: "apns")
+        case .removeToken: metrics.tokenRemoved(provider: "apns")
+        case .deactivateToken: metrics.tokenDeactivated(provider: "apns")
+        case .done, .abort, .fail: break
         }
     }
 
@@ -228,8 +261,10 @@ struct FanOut: Sendable {
         }
         for checkpoint in pending {
             do {
+                let start = ContinuousClock.now
                 let status = try await messages.checkpoint(
                     checkpoint, owner: owner, now: clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
+                metrics.wrote(.checkpoint, count: 1, duration: ContinuousClock.now - start)
                 let halted = state.withLock { state -> Bool in
                     state.unwritten.removeFirst()
                     switch status {

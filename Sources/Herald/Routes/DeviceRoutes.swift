@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Hummingbird
 
@@ -9,6 +10,7 @@ struct DeviceRoutes {
     let registry: any DeviceRegistryStore
     let apps: AppDirectory
     let clock: any WallClock
+    let metrics: HeraldMetrics
 
     func add(to router: Router<HeraldRequestContext>) {
         let device = "/{appId}/{apiKey}/devices/{deviceId}"
@@ -66,6 +68,7 @@ struct DeviceRoutes {
         guard try await registry.setActive(app: appId, deviceId: deviceId, active: false, reason: reason, now: clock.now) else {
             throw HeraldFault.unknownDevice
         }
+        metrics.deviceDeactivated()
         return JSONBody.response(.object(["result": .bool(true), "isActive": .bool(false)]))
     }
 
@@ -130,6 +133,7 @@ struct DeviceRoutes {
         case let other?: throw HeraldFault.unparsable("the body must be a JSON object, not \(other.typeName)")
         }
         let record = try await registry.recordLaunch(app: appId, deviceId: deviceId, metadata: metadata, now: clock.now)
+        metrics.launched()
         return try JSONBody.response(encoding: LaunchAnswer(record))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Hummingbird
 
@@ -10,6 +11,7 @@ struct MessageRoutes {
     let apps: AppDirectory
     let clock: any WallClock
     let dispatcher: Dispatcher?
+    let metrics: HeraldMetrics
 
     func add(to router: Router<HeraldRequestContext>) {
         // One parameter name for the segment: POST names a channel, GET and DELETE a message id.
@@ -80,6 +82,7 @@ struct MessageRoutes {
         let id = try Self.messageID(context)
         let appId = try context.appId()
         guard try await messages.cancel(app: appId, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
+        metrics.messageFinished(status: MessageStatus.cancelled.contractStatus)
         return JSONBody.response(.object(["messageId": .string(id), "status": .string(MessageStatus.cancelled.contractStatus)]))
     }
 

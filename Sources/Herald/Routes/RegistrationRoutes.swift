@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Hummingbird
 
@@ -8,6 +9,7 @@ struct RegistrationRoutes {
     let store: any RegistrationStore
     let apps: AppDirectory
     let clock: any WallClock
+    let metrics: HeraldMetrics
 
     func add(to router: Router<HeraldRequestContext>) {
         let path = "/{appId}/{apiKey}/messaging/registrations"
@@ -23,6 +25,7 @@ struct RegistrationRoutes {
         let now = clock.now
         let registration = try RegistrationRequest(json: body, now: now)
         let receipt = try await store.register(app: appId, registration, now: now)
+        metrics.registered()
         let channelIds = receipt.channelRegistrationIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }
         return JSONBody.response(
             .object([

@@ -57,7 +57,8 @@ public enum HeraldRuntime {
         configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
         onStarted: @escaping @Sendable (Started) -> Void
     ) async throws {
-        let store = SQLRegistrationStore(backend: backend)
+        let exporter = MetricsExporter()
+        let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics)
         var apps = configuration.apps
         var demo: (app: AppConfiguration, created: Bool)?
         if apps.isEmpty {
@@ -70,8 +71,8 @@ public enum HeraldRuntime {
         let readiness = Readiness(backend: backend)
         let app = HeraldServer.makeApplication(
             configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
-            registry: SQLDeviceRegistry(backend: backend, events: events), apps: directory, clock: clock,
-            outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, logger: logger,
+            registry: SQLDeviceRegistry(backend: backend, events: events, metrics: exporter.metrics), apps: directory, clock: clock,
+            outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, exporter: exporter, logger: logger,
             onServerRunning: { port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))
             })

@@ -1,7 +1,9 @@
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import HeraldWebhooks
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -10,17 +12,20 @@ import ServiceLifecycle
 public enum HeraldServer {
     static func makeRouter(
         store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
-        clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?, readiness: Readiness
+        clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?, readiness: Readiness, metrics: HeraldMetrics,
+        metricsRoute: MetricsRoutes?
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: FaultMiddleware())
         HealthRoutes(readiness: readiness).add(to: router)
-        RegistrationRoutes(store: store, apps: apps, clock: clock).add(to: router)
+        metricsRoute?.add(to: router)
+        RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
-        MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher).add(to: router)
+        MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher, metrics: metrics).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         PushTemplateRoutes(apps: apps).add(to: router)
-        DeviceRoutes(registry: registry, apps: apps, clock: clock).add(to: router)
+        DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         return router
     }
 
@@ -36,6 +41,7 @@ public enum HeraldServer {
         clock: any WallClock = SystemClock(),
         outbox: (any WebhookOutboxStore)? = nil,
         readiness: Readiness = Readiness(backend: nil),
+        exporter: MetricsExporter = MetricsExporter(),
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
@@ -44,11 +50,11 @@ public enum HeraldServer {
             history: Sweeper.HistoryRetention(
                 registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
             messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-            logger: logger)
+            metrics: exporter.metrics, logger: logger)
         let clients = APNsClientPool(apps: configuration.apps, clock: clock, logger: logger)
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
-            singleServer: configuration.database.isSingleServer, logger: logger)
+            singleServer: configuration.database.isSingleServer, metrics: exporter.metrics, logger: logger)
         var services: [any Service] = [clients, dispatcher]
         let targets = Dictionary(uniqueKeysWithValues: configuration.apps.compactMap { app in app.webhook.map { (app.id, $0) } })
         if let outbox, !targets.isEmpty {
@@ -60,15 +66,28 @@ public enum HeraldServer {
         if configuration.sweeper.intervalSeconds > 0 {
             services.append(SweeperService(sweeper: sweeper, intervalSeconds: configuration.sweeper.intervalSeconds, logger: logger))
         }
+        // /metrics on the main port, or alone on its own listener (which then stops with the services).
+        let metricsRoute = MetricsRoutes(exporter: exporter, bearerToken: configuration.metrics.bearerToken)
+        if let port = configuration.metrics.port {
+            let router = Router()
+            router.add(middleware: FaultMiddleware())
+            metricsRoute.add(to: router)
+            services.append(
+                Application(
+                    router: router, configuration: .init(address: .hostname(configuration.metrics.host, port: port), serverName: "Herald"),
+                    logger: logger))
+        }
         return Application(
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
-                dispatcher: dispatcher, readiness: readiness),
+                dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
+                metricsRoute: configuration.metrics.port == nil ? metricsRoute : nil),
             server: .http1(
                 configuration: .init(idleTimeout: .milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000)))),
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
-                serverName: "Herald"),
+                serverName: "Herald",
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.http.maxConnections)),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.http.port) },
             logger: logger)

@@ -1,8 +1,8 @@
 import Dispatch
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Logging
-import Metrics
 
 /// A sweep that waited for the lock did not get it (cannot happen with a blocking lock; reported, not ignored).
 struct SweepNotRun: Error, CustomStringConvertible {
@@ -58,13 +58,13 @@ public struct Sweeper: Sendable {
     let logger: Logger
     let history: HistoryRetention?
     let messageRetention: MessageRetention?
-    let removedCounter = Counter(label: "herald_sweeper_removed_total")
-    let sweepTimer = Metrics.Timer(label: "herald_sweeper_duration")
+    let metrics: HeraldMetrics
 
     public init(
         store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, history: HistoryRetention? = nil,
-        messages: MessageRetention? = nil, logger: Logger
+        messages: MessageRetention? = nil, metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
+        self.metrics = metrics
         self.history = history
         self.messageRetention = messages
         self.store = store
@@ -102,7 +102,7 @@ public struct Sweeper: Sendable {
     }
 
     private func sweepNow(trigger: String, app: String?) async throws -> Report {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = ContinuousClock.now
         let now = clock.now
         var removed = 0
         while true {
@@ -127,11 +127,13 @@ public struct Sweeper: Sendable {
             messagesPruned = try await messageRetention.messages.pruneFinished(
                 before: now.adding(milliseconds: -Int64(messageRetention.days) * 86_400_000), batchSize: batchSize, app: app)
         }
-        let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
-        removedCounter.increment(by: removed)
-        sweepTimer.recordNanoseconds(nanoseconds)
+        let duration = ContinuousClock.now - start
+        metrics.swept(
+            trigger: trigger, removed: [.registrations: removed, .history: pruned, .messages: messagesPruned], duration: duration)
+        let (seconds, attoseconds) = duration.components
         let report = Report(
-            removed: removed, durationMilliseconds: Double(nanoseconds) / 1_000_000, historyPruned: pruned, messagesPruned: messagesPruned)
+            removed: removed, durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, historyPruned: pruned,
+            messagesPruned: messagesPruned)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [

@@ -39,6 +39,9 @@ public struct PublishRequest: Sendable, Equatable {
         switch value {
         case nil, .null: return [:]
         case .object(let headers):
+            if headers.count > Limits.headersPerMessage {
+                throw .tooLong(property: "headers", length: headers.count, limit: Limits.headersPerMessage)
+            }
             for (name, value) in headers {
                 try Limits.check("headers", name, limit: Limits.headerName)
                 switch value {
@@ -68,6 +71,9 @@ public struct PublishRequest: Sendable, Equatable {
         case let other?: throw .invalidParameter("pushSinglecast", "expected an array of device ids, got \(other.typeName)")
         }
         guard !items.isEmpty else { throw .invalidParameter("pushSinglecast", "name at least one device, or leave it out") }
+        if items.count > Limits.singlecastDevices {
+            throw .tooLong(property: "pushSinglecast", length: items.count, limit: Limits.singlecastDevices)
+        }
         var seen = Set<String>()
         var ids: [DeviceID] = []
         for item in items {

@@ -9,6 +9,10 @@ public enum Limits {
     public static let publisherId = 128
     public static let headerName = 128
     public static let headerValue = 2048
+    /// Entries in a publish's `headers` object, and device ids in its `pushSinglecast` list: bounded by
+    /// count, not only by the body limit, so the work a request causes stays bounded if that limit is raised.
+    public static let headersPerMessage = 100
+    public static let singlecastDevices = 1000
     /// Request bodies larger than this are refused with HTTP 413 and code 8000 naming "body".
     public static let requestBodyBytes = 64 * 1024
 

@@ -1,5 +1,6 @@
 import DequeModule
 import HeraldCore
+import HeraldMetrics
 import SQLKit
 
 /// Turns concurrent single calls into batches, without a background task.
@@ -95,13 +96,17 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
 extension Batcher {
     /// A batcher whose every batch is one write transaction on `backend`: one batch at a time on SQLite
     /// (one writer), up to 8 at once on PostgreSQL (its pool commits them side by side). A batch that
-    /// fails is written again one input per transaction, so one bad input fails alone.
+    /// fails is written again one input per transaction, so one bad input fails alone. Each batch's
+    /// size and time go to `metrics` as the `kind` of write.
     static func writing(
-        on backend: any SQLBackend, maxBatch: Int = 256,
+        on backend: any SQLBackend, maxBatch: Int = 256, metrics: HeraldMetrics, as kind: HeraldMetrics.Write,
         _ write: @escaping @Sendable ([Input], any SQLDatabase) async throws -> [Output]
     ) -> Batcher {
         Batcher(maxBatch: maxBatch, maxLeaders: backend.dialect.kind == .postgres ? 8 : 1) { inputs in
-            await writeOrEachAlone(inputs, on: backend, write)
+            let start = ContinuousClock.now
+            let results = await writeOrEachAlone(inputs, on: backend, write)
+            metrics.wrote(kind, count: inputs.count, duration: ContinuousClock.now - start)
+            return results
         }
     }
 

@@ -62,27 +62,28 @@ public final class SQLiteBackend: SQLBackend {
             return SQLiteBackend(writer: connection, readers: [], checkpointer: nil, logger: logger)
         case .sqliteFile(let path):
             try checkWritable(path)
-            let writer: SQLiteConnection
+            // Every connection opened is closed again if a later step fails (a full disk fails the
+            // first PRAGMA that writes), so a failed open leaves nothing behind.
+            var opened: [SQLiteConnection] = []
             do {
-                writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                opened.append(writer)
                 try await configure(writer, file: true)
+                var readers: [SQLiteConnection] = []
+                for _ in 0..<max(1, readConnections) {
+                    let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                    opened.append(reader)
+                    try await configureReader(reader)
+                    readers.append(reader)
+                }
+                let checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                opened.append(checkpointer)
+                return SQLiteBackend(writer: writer, readers: readers, checkpointer: checkpointer, logger: logger)
             } catch {
-                throw StoreOpenFailure(description: "database file '\(path)' cannot be opened: \(error)")
+                for connection in opened { try? await connection.close() }
+                let reason = (translate(error) as? StoreUnavailable)?.reason ?? "\(error)"
+                throw StoreOpenFailure(description: "database file '\(path)' cannot be opened: \(reason)")
             }
-            var readers: [SQLiteConnection] = []
-            for _ in 0..<max(1, readConnections) {
-                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-                try await configureReader(reader)
-                readers.append(reader)
-            }
-            let checkpointer: SQLiteConnection
-            do {
-                checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            } catch {
-                for connection in readers + [writer] { try? await connection.close() }
-                throw StoreOpenFailure(description: "database file '\(path)' cannot be opened: \(error)")
-            }
-            return SQLiteBackend(writer: writer, readers: readers, checkpointer: checkpointer, logger: logger)
         case .postgres:
             throw StoreOpenFailure(description: "database \(url) is not a SQLite database")
         }
@@ -136,12 +137,35 @@ public final class SQLiteBackend: SQLBackend {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await committer.run(body)
+        do {
+            return try await committer.run(body)
+        } catch {
+            throw Self.translate(error)
+        }
     }
 
     /// SQLite bounds no write: the same as `write`.
     public func unboundedWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await committer.run(body)
+        try await write(body)
+    }
+
+    /// A write refused because the disk is full, or the file system turned read-only or failed, is the
+    /// database being unavailable (503, and the write is rolled back whole), not a bad request: it
+    /// succeeds again once the operator frees space, with no restart.
+    static func translate(_ error: any Error) -> any Error {
+        guard let error = error as? SQLiteError else { return error }
+        switch error.reason {
+        case .full:
+            return StoreUnavailable(reason: "the disk holding the SQLite database is full")
+        case .ioError, .ioErrorFailedWrite, .ioErrorFailedSync, .ioErrorFailedDirSync, .ioErrorFailedTruncate,
+            .ioErrorFailedStat, .ioErrorFailedDelete, .ioErrorFailedAccess, .ioErrorFailedClose, .ioErrorFailedSharedMemOpen,
+            .ioErrorFailedSharedMemSize, .ioErrorFailedSharedMemMap, .ioErrorFailedMemoryMap, .ioErrorCorruptedFilesystem:
+            return StoreUnavailable(reason: "the SQLite database's file system failed a write (\(error.message))")
+        case .readOnly, .readonlyInRecovery, .readonlyCantLock, .readonlyInRollback, .readonlyBackingMoved, .readonlyDirectory:
+            return StoreUnavailable(reason: "the SQLite database is read-only (\(error.message))")
+        default:
+            return error
+        }
     }
 
     public var dialect: StoreDialect { .sqlite }

@@ -45,9 +45,12 @@ public protocol MessageStore: Sendable {
     /// Ends `owner`'s slice (after a last checkpoint). The last slice of an occurrence ends the
     /// occurrence: the next one is scheduled at `next`, or the message is published. A `failure` fails
     /// the message at once (the other slices stop at their next checkpoint). A cancel that came in stays.
+    /// Returns the final status this call gave the message (published or failed), nil when it gave none.
+    @discardableResult
     func finishSlice(
         id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
-        now: Timestamp) async throws
+        now: Timestamp
+    ) async throws -> MessageStatus?
 
     /// Gives up `owner`'s leases (graceful shutdown) so another instance resumes the slices at once.
     func release(owner: String, now: Timestamp) async throws

@@ -305,9 +305,9 @@ extension SQLMessageStore {
     public func finishSlice(
         id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
         now: Timestamp
-    ) async throws {
+    ) async throws -> MessageStatus? {
         let recordedAt = now.milliseconds
-        try await backend.write { db in
+        return try await backend.write { db -> MessageStatus? in
             let now = clock.now(now, StoreDialect(db))
             try await Self.lockMessage(db, id: id, now: now)
             guard
@@ -319,28 +319,31 @@ extension SQLMessageStore {
                     RETURNING slice
                     """
                 ).first() != nil
-            else { return }
+            else { return nil }
+            var failed = false
             if let failure {
-                try await db.raw(
-                    """
-                    UPDATE messages SET status = 'failed', error_message = \(bind: failure), due_at = NULL
-                    WHERE id = \(bind: id) AND status = 'running'
-                    """
-                ).run()
+                failed =
+                    try await db.raw(
+                        """
+                        UPDATE messages SET status = 'failed', error_message = \(bind: failure), due_at = NULL
+                        WHERE id = \(bind: id) AND status = 'running'
+                        RETURNING id
+                        """
+                    ).first() != nil
             }
             let status = try await db.raw("SELECT status FROM messages WHERE id = \(bind: id)").first()
                 .map { try $0.decode(column: "status", as: String.self) }
             guard status == MessageStatus.running.rawValue else {
                 // Cancelled or failed: this slice's counts go to the message now; the others' as they stop.
                 try await fold(db, id: id, slices: "done = \(bind: true)", now: now, at: recordedAt)
-                return
+                return failed ? .failed : nil
             }
             let open = try await db.raw(
                 """
                 SELECT COUNT(*) AS open FROM message_slices WHERE message_id = \(bind: id) AND done = \(bind: false)
                 """
             ).first()
-            guard try open?.decode(column: "open", as: Int.self) == 0 else { return }
+            guard try open?.decode(column: "open", as: Int.self) == 0 else { return nil }
             try await fold(db, id: id, slices: "done = \(bind: true)", now: now, at: recordedAt)
             let ended: MessageStatus = next == nil ? .published : .scheduled
             try await db.raw(
@@ -350,6 +353,7 @@ extension SQLMessageStore {
                 """
             ).run()
             try await appendFinished(db, id: id, occurrence: occurrence, status: ended, error: nil, at: recordedAt)
+            return ended == .published ? .published : nil
         }
     }
 

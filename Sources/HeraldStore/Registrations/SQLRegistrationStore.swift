@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldMetrics
 import SQLKit
 
 /// The one `RegistrationStore`, written against SQLKit so SQLite and PostgreSQL share every query.
@@ -9,9 +10,12 @@ public struct SQLRegistrationStore: RegistrationStore {
     /// Concurrent register calls are written together (see `RegistrationBatch`).
     let registrations: Batcher<RegistrationBatch.Call, RegistrationReceipt>
 
-    public init(backend: any SQLBackend) {
+    /// `metrics` gets each registration batch's size and write time.
+    public init(backend: any SQLBackend, metrics: HeraldMetrics = .disabled) {
         self.backend = backend
-        self.registrations = Batcher.writing(on: backend) { calls, db in try await RegistrationBatch(calls: calls).write(db) }
+        self.registrations = Batcher.writing(on: backend, metrics: metrics, as: .registrations) { calls, db in
+            try await RegistrationBatch(calls: calls).write(db)
+        }
     }
 
     public func register(app: String, _ request: RegistrationRequest, now: Timestamp) async throws -> RegistrationReceipt {

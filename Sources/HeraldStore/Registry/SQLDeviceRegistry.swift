@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldMetrics
 import SQLKit
 
 /// `DeviceRegistryStore` on the same SQL backends and tables as `SQLRegistrationStore` (a device is one
@@ -13,11 +14,16 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
     let launches: Batcher<LaunchBatch.Call, LaunchRecord>
 
     /// `launchHistoryLimit`: launches kept per device, newest first; older ones are deleted as new ones come in.
-    public init(backend: any SQLBackend, launchHistoryLimit: Int = 100, events: EventOutbox = .none) {
+    /// `metrics` gets each launch batch's size and write time.
+    public init(
+        backend: any SQLBackend, launchHistoryLimit: Int = 100, events: EventOutbox = .none, metrics: HeraldMetrics = .disabled
+    ) {
         self.backend = backend
         self.events = events
         let limit = max(1, launchHistoryLimit)
-        self.launches = Batcher.writing(on: backend) { calls, db in try await LaunchBatch(calls: calls, historyLimit: limit).write(db) }
+        self.launches = Batcher.writing(on: backend, metrics: metrics, as: .launches) { calls, db in
+            try await LaunchBatch(calls: calls, historyLimit: limit).write(db)
+        }
     }
 
     public func recordLaunch(app: String, deviceId: DeviceID, metadata: DeviceMetadata, now: Timestamp) async throws -> LaunchRecord {

@@ -85,6 +85,40 @@ import Testing
         }
     }
 
+    @Test func metricsAndConnectionCapAreReadAndChecked() throws {
+        let defaults = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(defaults.metrics == .init() && defaults.metrics.port == nil && defaults.metrics.bearerToken == nil)
+        #expect(defaults.http.maxConnections == 1000)
+        let set = try ConfigurationLoader.load(
+            file: nil,
+            environment: [
+                "HERALD_METRICS_PORT": "9100", "HERALD_METRICS_HOST": "0.0.0.0",
+                "HERALD_METRICS_BEARER_TOKEN": "a-long-enough-token", "HERALD_HTTP_MAX_CONNECTIONS": "64",
+            ])
+        #expect(set.metrics == .init(port: 9100, host: "0.0.0.0", bearerToken: "a-long-enough-token"))
+        #expect(set.http.maxConnections == 64)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let tokenFile = scratch.path("metrics-token")
+        try Data("from-a-file-0123456789\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let fromFile = try ConfigurationLoader.load(file: nil, environment: ["HERALD_METRICS_BEARER_TOKEN_FILE": tokenFile])
+        #expect(fromFile.metrics.bearerToken == "from-a-file-0123456789")
+        for (environment, expected) in [
+            (["HERALD_METRICS_PORT": "8080"], "metrics.port 8080 is http.port too"),
+            (["HERALD_METRICS_HOST": "0.0.0.0"], "metrics.host needs metrics.port"),
+            (["HERALD_METRICS_BEARER_TOKEN": "short"], "at least 16 characters"),
+            (["HERALD_METRICS_BEARER_TOKEN_FILE": scratch.path("none")], "cannot be read"),
+            (["HERALD_HTTP_MAX_CONNECTIONS": "0"], "http.maxConnections"),
+        ] {
+            #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: nil, environment: environment) }
+            do {
+                _ = try ConfigurationLoader.load(file: nil, environment: environment)
+            } catch {
+                #expect(String(describing: error).contains(expected), "\(error)")
+            }
+        }
+    }
+
     @Test func appsCanComeFromTheEnvironment() throws {
         let configuration = try ConfigurationLoader.load(
             file: nil,
@@ -127,8 +161,8 @@ import Testing
         (#"{"databse": {}}"#, "unknown key 'databse' (did you mean 'database'?)"),
         (#"{"sweep": {}}"#, "unknown key 'sweep' (did you mean 'sweeper'?)"),
         (
-            #"{"metrics": {"port": 9100}}"#,
-            "unknown key 'metrics' (known keys there: apps, database, dispatcher, history, http, log, messages, sweeper)"
+            #"{"tracing": {"port": 9100}}"#,
+            "unknown key 'tracing' (known keys there: apps, database, dispatcher, history, http, log, messages, metrics, sweeper)"
         ),
         (#"{"http": 8080}"#, "'http' must be an object ({…}), not a number"),
         (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),

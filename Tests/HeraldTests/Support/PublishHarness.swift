@@ -32,6 +32,8 @@ enum PublishHarness {
         let outbox: SQLWebhookOutbox
         let clock: ManualClock
         let mock: APNsMock
+        /// The server's metrics (what `GET /metrics` shows).
+        let exporter: MetricsExporter
     }
 
     static func apnsSettings(_ mock: APNsMock, keyID: String = "TESTKEY001") -> APNsAppConfiguration {
@@ -78,7 +80,8 @@ enum PublishHarness {
                 if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
                 apps[0].webhook = webhook
                 let events = EventOutbox.forApps(apps)
-                let store = SQLRegistrationStore(backend: backend)
+                let exporter = MetricsExporter()
+                let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics)
                 // The test's manual clock decides leases on PostgreSQL too (not the server's).
                 let messages = SQLMessageStore(backend: backend, clock: .caller, events: events)
                 let outbox = SQLWebhookOutbox(backend: backend, clock: .caller)
@@ -88,10 +91,12 @@ enum PublishHarness {
                 configuration.webhooks = WebhookRetryPolicy(baseMilliseconds: 1_000, maxMilliseconds: 60_000)
                 let app = HeraldServer.makeApplication(
                     configuration: configuration, store: store, messages: messages,
-                    registry: SQLDeviceRegistry(backend: backend, events: events), apps: try AppDirectory(apps: apps), clock: clock,
-                    outbox: outbox, logger: logger)
+                    registry: SQLDeviceRegistry(backend: backend, events: events, metrics: exporter.metrics),
+                    apps: try AppDirectory(apps: apps), clock: clock, outbox: outbox, exporter: exporter, logger: logger)
                 try await app.test(.router) { client in
-                    try await body(Harness(client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock))
+                    try await body(
+                        Harness(
+                            client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock, exporter: exporter))
                 }
             }
         }

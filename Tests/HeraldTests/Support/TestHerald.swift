@@ -34,25 +34,29 @@ enum TestHerald {
     /// answering through the router or a live socket.
     static func with(
         file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
+        metrics: HeraldConfiguration.Metrics = .init(),
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         switch database {
-        case .sqlite: try await run(file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, body)
-        case .postgres: try await PostgresTestDatabase.with { url in try await run(url, setup: setup, body) }
+        case .sqlite:
+            try await run(file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, body)
+        case .postgres: try await PostgresTestDatabase.with { url in try await run(url, setup: setup, metrics: metrics, body) }
         }
     }
 
-    private static func run(_ url: DatabaseURL, setup: TestingSetup, _ body: @escaping @Sendable (Harness) async throws -> Void)
-        async throws
-    {
+    private static func run(
+        _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics,
+        _ body: @escaping @Sendable (Harness) async throws -> Void
+    ) async throws {
         let logger = Logger(label: "herald.tests")
         try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
             let store = SQLRegistrationStore(backend: backend)
             let clock = ManualClock(t0)
             var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
             configuration.sweeper.intervalSeconds = 0
+            configuration.metrics = metrics
             let readiness = Readiness(backend: backend)
             let app = HeraldServer.makeApplication(
                 configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),

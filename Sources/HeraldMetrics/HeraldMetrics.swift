@@ -1,0 +1,228 @@
+import CoreMetrics
+import HeraldCore
+
+/// Every metric Herald reports, named and labelled here and nowhere else, so a name or a label set
+/// cannot drift between two call sites (Prometheus refuses one name with two label sets).
+///
+/// It reports through the swift-metrics factory it is given: the server passes one on its own Prometheus
+/// registry (`GET /metrics`), tests pass their own registry, and `disabled` reports nothing. Labels hold
+/// only bounded, non-secret values: route templates (never the path with its key or device id), methods,
+/// statuses, providers, outcomes and APNs reason names.
+public final class HeraldMetrics: Sendable {
+    /// Reports nothing (tools and tests that do not look at metrics).
+    public static let disabled = HeraldMetrics(factory: NOOPMetricsHandler.instance)
+
+    /// Buckets for the timers (seconds): a request on the fast path takes about a millisecond.
+    public static let durationBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .microseconds(2_500_000),
+        .seconds(5), .seconds(10), .seconds(30),
+    ]
+    /// Buckets for group-commit batch sizes (inputs per transaction; the batchers take at most 256).
+    public static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+    /// The name of every metric, with its kind and what it means (the README's list comes from the same facts).
+    public enum Name {
+        public static let httpRequests = "herald_http_requests_total"
+        public static let httpDuration = "herald_http_request_duration_seconds"
+        public static let registrations = "herald_registrations_total"
+        public static let launches = "herald_launches_total"
+        public static let sweeps = "herald_sweeps_total"
+        public static let sweepRemoved = "herald_sweep_removed_total"
+        public static let sweepDuration = "herald_sweep_duration_seconds"
+        public static let messagesFinished = "herald_messages_finished_total"
+        public static let notifications = "herald_notifications_total"
+        public static let providerDuration = "herald_provider_request_duration_seconds"
+        public static let inFlight = "herald_notifications_in_flight"
+        public static let retries = "herald_retries_total"
+        public static let tokensRemoved = "herald_tokens_removed_total"
+        public static let tokensDeactivated = "herald_tokens_deactivated_total"
+        public static let devicesDeactivated = "herald_devices_deactivated_total"
+        public static let dbWriteDuration = "herald_db_write_duration_seconds"
+        public static let batchSize = "herald_group_commit_batch_size"
+        public static let fanOutsRunning = "herald_fanouts_running"
+
+        /// Every name above (a test checks the exposition holds each).
+        public static let all = [
+            httpRequests, httpDuration, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
+            notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
+            dbWriteDuration, batchSize, fanOutsRunning,
+        ]
+    }
+
+    /// How one notification ended at the provider.
+    public enum NotificationOutcome: String, Sendable, CaseIterable {
+        /// The provider accepted it.
+        case delivered
+        /// The provider (or Herald, before sending) refused it with a reason.
+        case rejected
+        /// No answer: a connection, TLS or timeout failure.
+        case failed
+    }
+
+    /// The writes that go through group commit, and the fan-out checkpoint.
+    public enum Write: String, Sendable, CaseIterable {
+        case registrations, launches, checkpoint
+    }
+
+    /// What a sweep removed.
+    public enum SweepKind: String, Sendable, CaseIterable {
+        case registrations, history, messages
+    }
+
+    private let factory: any MetricsFactory
+    private let registrationCounter: Counter
+    private let launchCounter: Counter
+    private let sweepTimer: Timer
+    private let devicesDeactivatedCounter: Counter
+    private let fanOuts: Meter
+    private let sweepRemovedCounters: [SweepKind: Counter]
+    private let writeTimers: [Write: Timer]
+    private let batchRecorders: [Write: Recorder]
+    /// Handles with open-ended label values (routes, reasons, providers), made once per label set.
+    private let cache = MetricCache()
+
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        registrationCounter = Counter(label: Name.registrations, dimensions: [], factory: factory)
+        launchCounter = Counter(label: Name.launches, dimensions: [], factory: factory)
+        sweepTimer = Timer(label: Name.sweepDuration, dimensions: [], factory: factory)
+        devicesDeactivatedCounter = Counter(label: Name.devicesDeactivated, dimensions: [], factory: factory)
+        fanOuts = Meter(label: Name.fanOutsRunning, dimensions: [], factory: factory)
+        sweepRemovedCounters = Dictionary(
+            uniqueKeysWithValues: SweepKind.allCases.map {
+                ($0, Counter(label: Name.sweepRemoved, dimensions: [("kind", $0.rawValue)], factory: factory))
+            })
+        writeTimers = Dictionary(
+            uniqueKeysWithValues: Write.allCases.map {
+                ($0, Timer(label: Name.dbWriteDuration, dimensions: [("write", $0.rawValue)], factory: factory))
+            })
+        batchRecorders = Dictionary(
+            uniqueKeysWithValues: Write.allCases.map {
+                ($0, Recorder(label: Name.batchSize, dimensions: [("write", $0.rawValue)], aggregate: true, factory: factory))
+            })
+    }
+
+    // MARK: HTTP
+
+    /// One answered request; `route` is the matched template (`/{appId}/{apiKey}/devices`), never the path.
+    public func request(method: String, route: String, status: Int, duration: Duration) {
+        cache.counter(Name.httpRequests, [("method", method), ("route", route), ("status", String(status))], factory).increment()
+        cache.timer(Name.httpDuration, [("method", method), ("route", route)], factory).recordNanoseconds(duration.nanoseconds)
+    }
+
+    // MARK: Registry
+
+    public func registered() { registrationCounter.increment() }
+    public func launched() { launchCounter.increment() }
+    /// An admin switched a device off.
+    public func deviceDeactivated() { devicesDeactivatedCounter.increment() }
+
+    // MARK: Sweeps
+
+    /// One sweep: `trigger` is timer, admin or command.
+    public func swept(trigger: String, removed: [SweepKind: Int], duration: Duration) {
+        cache.counter(Name.sweeps, [("trigger", trigger)], factory).increment()
+        for (kind, count) in removed where count > 0 { sweepRemovedCounters[kind]?.increment(by: count) }
+        sweepTimer.recordNanoseconds(duration.nanoseconds)
+    }
+
+    // MARK: Messages and notifications
+
+    /// A message reached a final status (published, failed, cancelled).
+    public func messageFinished(status: String) {
+        cache.counter(Name.messagesFinished, [("status", status)], factory).increment()
+    }
+
+    /// One provider answer (or failure to answer): `reason` is the provider's reason name, nil for none.
+    public func notification(provider: String, outcome: NotificationOutcome, reason: String?, duration: Duration) {
+        cache.counter(Name.notifications, [("provider", provider), ("outcome", outcome.rawValue), ("reason", reason ?? "none")], factory)
+            .increment()
+        cache.timer(Name.providerDuration, [("provider", provider)], factory).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// Notifications handed to a provider's client and not yet answered.
+    public func inFlight(provider: String) -> InFlight {
+        InFlight(meter: cache.meter(Name.inFlight, [("provider", provider)], factory))
+    }
+
+    /// A gauge to raise when a notification is handed over and lower when its answer is read.
+    public struct InFlight: Sendable {
+        let meter: Meter
+        public func increment() { meter.increment() }
+        public func decrement() { meter.decrement() }
+    }
+
+    public func retried(provider: String) { cache.counter(Name.retries, [("provider", provider)], factory).increment() }
+    /// The provider said the token is gone (APNs 410): its registration is removed.
+    public func tokenRemoved(provider: String) { cache.counter(Name.tokensRemoved, [("provider", provider)], factory).increment() }
+    /// The provider said the token is wrong for the app: it is deactivated.
+    public func tokenDeactivated(provider: String) {
+        cache.counter(Name.tokensDeactivated, [("provider", provider)], factory).increment()
+    }
+
+    public func fanOutStarted() { fanOuts.increment() }
+    public func fanOutEnded() { fanOuts.decrement() }
+
+    // MARK: Database
+
+    /// One write transaction of `count` inputs (group commit) that took `duration`.
+    public func wrote(_ write: Write, count: Int, duration: Duration) {
+        writeTimers[write]?.recordNanoseconds(duration.nanoseconds)
+        if write != .checkpoint { batchRecorders[write]?.record(count) }
+    }
+}
+
+/// Metric handles by name and label values, made on first use.
+private final class MetricCache: Sendable {
+    private struct Key: Hashable {
+        let name: String
+        let values: [String]
+    }
+
+    private struct Handles {
+        var counters: [Key: Counter] = [:]
+        var timers: [Key: Timer] = [:]
+        var meters: [Key: Meter] = [:]
+    }
+
+    private let handles = Locked(Handles())
+
+    func counter(_ name: String, _ labels: [(String, String)], _ factory: any MetricsFactory) -> Counter {
+        let key = Key(name: name, values: labels.map(\.1))
+        return handles.withLock { handles in
+            if let counter = handles.counters[key] { return counter }
+            let counter = Counter(label: name, dimensions: labels, factory: factory)
+            handles.counters[key] = counter
+            return counter
+        }
+    }
+
+    func timer(_ name: String, _ labels: [(String, String)], _ factory: any MetricsFactory) -> Timer {
+        let key = Key(name: name, values: labels.map(\.1))
+        return handles.withLock { handles in
+            if let timer = handles.timers[key] { return timer }
+            let timer = Timer(label: name, dimensions: labels, factory: factory)
+            handles.timers[key] = timer
+            return timer
+        }
+    }
+
+    func meter(_ name: String, _ labels: [(String, String)], _ factory: any MetricsFactory) -> Meter {
+        let key = Key(name: name, values: labels.map(\.1))
+        return handles.withLock { handles in
+            if let meter = handles.meters[key] { return meter }
+            let meter = Meter(label: name, dimensions: labels, factory: factory)
+            handles.meters[key] = meter
+            return meter
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, as swift-metrics' timers take them.
+    fileprivate var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
