@@ -11,7 +11,7 @@
 # the server is always stopped.
 #
 # Environment (not HERALD_*: herald refuses a HERALD_ variable that names no setting):
-# FUZZ_API_MAX_EXAMPLES (test cases per operation and phase, default 25),
+# FUZZ_API_MAX_EXAMPLES (test cases per operation and phase, default 50),
 # FUZZ_API_SEED (schemathesis's seed, default random; the run prints it to reproduce a failure),
 # FUZZ_API_VENV (where schemathesis is installed, default .venv-fuzz, which .gitignore lists),
 # FUZZ_API_REPORT (a directory: also write every request and answer there, as a HAR file).
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 SCHEMATHESIS_VERSION=4.32.5
 binary="${1:-.build/debug/herald}"
 document=Sources/Herald/OpenAPI/openapi.json
-max_examples="${FUZZ_API_MAX_EXAMPLES:-25}"
+max_examples="${FUZZ_API_MAX_EXAMPLES:-50}"
 venv="${FUZZ_API_VENV:-.venv-fuzz}"
 started=$SECONDS
 
