@@ -31,6 +31,20 @@ import Testing
         #expect(try parse(.string("2030-03-17T17:46:40.250Z")) == 1_900_000_000_250)
     }
 
+    /// Found probing the API by hand next to the schemathesis run: "999999999-12-31T23:59:59Z" was kept as 14,650,010,956,799,000 ms (a number that large
+    /// is 8008), past what a JavaScript client reads exactly.
+    @Test func iso8601DatesHaveTheSameRangeAsNumbers() throws {
+        for text in ["999999999-12-31T23:59:59Z", "99999-12-31T23:59:59Z", "2147483648-12-31T23:59:59Z"] {
+            #expect(throws: HeraldFault.invalidParameter("expiration", "the value is out of range"), "\(text)") {
+                try parse(.string(text))
+            }
+        }
+        #expect(throws: HeraldFault.invalidParameter("expiration", "the value is out of range")) {
+            try parse(.integer(1_000_000_000_000_000))
+        }
+        #expect(try parse(.string("9999-12-31T23:59:59Z")) == 253_402_300_799_000)
+    }
+
     @Test func nullMeansNoExpiration() throws {
         #expect(try parse(.null) == nil)
     }

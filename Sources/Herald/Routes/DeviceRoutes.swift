@@ -32,8 +32,8 @@ struct DeviceRoutes {
     /// The app's devices that match the query's filters, a page at a time in key order (admin).
     func list(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let appId = try context.appId()
-        let query = request.uri.queryParameters
-        let filter = try DeviceFilter { name in query[Substring(name)].map(String.init) }
+        let query = try QueryParameters(request)
+        let filter = try DeviceFilter { name in query[name] }
         let page = try Page(request)
         let found = try await registry.devices(
             app: appId, filter: filter, after: page.cursor, limit: page.limit, scanLimit: Self.listingScanLimit, now: clock.now)
@@ -162,14 +162,14 @@ struct Page {
     var cursor: Int64?
 
     init(_ request: Request) throws(HeraldFault) {
-        let query = request.uri.queryParameters
-        if let text = query["limit"].map(String.init) {
+        let query = try QueryParameters(request)
+        if let text = query["limit"] {
             guard let value = Int(text), (1...1000).contains(value) else {
                 throw .invalidParameter("limit", "expected a whole number from 1 to 1000")
             }
             limit = value
         }
-        if let text = query["cursor"].map(String.init), !text.isEmpty {
+        if let text = query["cursor"], !text.isEmpty {
             guard let value = Int64(text), value > 0 else { throw .invalidParameter("cursor", "not a cursor this list gave") }
             cursor = value
         }

@@ -47,7 +47,7 @@ struct RegistrationRoutes {
         let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
         let now = clock.now
-        guard let list = request.uri.queryParameters["channels"] else {
+        guard let list = try QueryParameters(request)["channels"] else {
             guard try await store.unregister(app: appId, deviceId: deviceId, now: now) else {
                 throw HeraldFault.unknownDeviceOnDelete
             }

@@ -23,7 +23,7 @@ public struct Expiration: Sendable, Hashable {
             if let number = Double(text.trimmingCharacters(in: .whitespaces)) {
                 milliseconds = try epochMilliseconds(number)
             } else if let date = parseISO8601(text) {
-                milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+                milliseconds = try inRange(date.timeIntervalSince1970 * 1000)
             } else {
                 throw .invalidParameter("expiration", "expected epoch seconds, epoch milliseconds or an ISO-8601 date")
             }
@@ -37,11 +37,17 @@ public struct Expiration: Sendable, Hashable {
     public init(timestamp: Timestamp) { self.timestamp = timestamp }
 
     static func epochMilliseconds(_ value: Double) throws(HeraldFault) -> Int64 {
-        guard value.isFinite, abs(value) < 1e15 else {
+        try inRange(abs(value) < millisecondsThreshold ? value * 1000 : value)
+    }
+
+    /// Epoch milliseconds, whole, when under 10^15 in magnitude (the year 33658): beyond it 8008. The same bound
+    /// for every form, so an ISO-8601 date cannot give a time a number may not (Foundation reads years of up to
+    /// nine digits, and wraps larger ones), and every time answered stays exact in a JavaScript number.
+    static func inRange(_ milliseconds: Double) throws(HeraldFault) -> Int64 {
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else {
             throw .invalidParameter("expiration", "the value is out of range")
         }
-        let ms = abs(value) < millisecondsThreshold ? value * 1000 : value
-        return Int64(ms.rounded(.down))
+        return Int64(milliseconds.rounded(.down))
     }
 
     static func parseISO8601(_ text: String) -> Date? {

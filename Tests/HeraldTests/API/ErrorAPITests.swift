@@ -16,6 +16,8 @@ import Testing
         (#"{"deviceToken": "ab", "deviceId": "d1", "channels": ["bad name"]}"#, 5044),
         (#"{"deviceToken": "ab", "deviceId": "d1", "channels": ["registrations"]}"#, 5044),
         (#"{"deviceToken": "ab", "deviceId": "d1", "channels": ["message:1"]}"#, 5044),
+        // An ISO-8601 date past the range a number has (found probing the API by hand; it was kept as 14,650,010,956,799,000 ms).
+        (#"{"deviceToken": "ab", "deviceId": "d1", "expiration": "999999999-12-31T23:59:59Z"}"#, 8008),
         ("[]", 8002),
         ("not json", 8002),
         ("", 8002),
