@@ -148,6 +148,8 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            // The OpenAPI document, compiled in and served at GET /openapi.json.
+            resources: [.embedInCode("OpenAPI/openapi.json")],
             swiftSettings: strict
         ),
         .executableTarget(

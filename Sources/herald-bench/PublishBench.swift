@@ -42,6 +42,9 @@ struct PublishBench: AsyncParsableCommand {
     @Option(help: "Record each notification in its device's delivery history (history.enabled).")
     var history = true
 
+    @Option(help: "Keep Prometheus metrics (metrics.enabled); false measures what they cost.")
+    var metrics = true
+
     @Option(help: "HTTP/2 connections to the mock, and streams per connection (the app's apns settings).")
     var connections = 2
     @Option var streams = 500
@@ -97,7 +100,7 @@ struct PublishBench: AsyncParsableCommand {
     func configuration(mock: APNsMock) -> String {
         let root = FileManager.default.currentDirectoryPath + "/" + fixtures
         return """
-            {"sweeper": {"intervalSeconds": 0}, "history": {"enabled": \(history)},
+            {"sweeper": {"intervalSeconds": 0}, "history": {"enabled": \(history)}, "metrics": {"enabled": \(metrics)},
              "apps": [{"id": "\(app)", "keys": [{"key": "k-client", "role": "client"}, {"key": "k-server", "role": "server"}],
                        "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(root)/tls/ca.crt",
                                 "topic": "com.example.herald", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",

@@ -110,6 +110,13 @@ public enum ConfigurationLoader {
     static func readMetrics(_ settings: Settings, http: HeraldConfiguration.HTTP) throws(ConfigurationError) -> HeraldConfiguration.Metrics
     {
         var metrics = HeraldConfiguration.Metrics()
+        if let enabled = settings.string("metrics.enabled") {
+            switch enabled.lowercased() {
+            case "true": metrics.enabled = true
+            case "false": metrics.enabled = false
+            default: throw ConfigurationError("configuration: metrics.enabled must be true or false, not '\(enabled)'")
+            }
+        }
         if let port = try settings.integer("metrics.port", in: 1...65535) {
             guard port != http.port else {
                 throw ConfigurationError(

@@ -17,7 +17,7 @@ indirect enum ConfigurationSchema: Sendable {
     /// Everything `ConfigurationLoader` reads. Add a key here when the loader learns to read it.
     static let file: ConfigurationSchema = .object([
         "http": .values("host", "port", "drainSeconds", "idleTimeoutSeconds", "maxConnections"),
-        "metrics": .values("host", "port", "bearerToken", "bearerTokenFile"),
+        "metrics": .values("enabled", "host", "port", "bearerToken", "bearerTokenFile"),
         "database": .values("url", "poolSize", "password", "passwordFile"),
         "sweeper": .values("intervalSeconds", "batchSize"),
         "history": .values("enabled", "days", "maxPerDevice"),

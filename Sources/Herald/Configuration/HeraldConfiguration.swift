@@ -34,6 +34,8 @@ public struct HeraldConfiguration: Sendable {
 
     /// Where `GET /metrics` is served (`metrics.*`).
     public struct Metrics: Sendable, Equatable {
+        /// false: nothing is counted and there is no `/metrics`.
+        public var enabled = true
         /// nil: on the main port, beside the API. Set: on its own listener at `host:port` only.
         public var port: Int?
         public var host: String

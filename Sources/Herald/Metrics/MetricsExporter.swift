@@ -12,12 +12,13 @@ public final class MetricsExporter: Sendable {
     let registry: PrometheusCollectorRegistry
     public let metrics: HeraldMetrics
 
-    public init() {
+    /// `enabled` false (`metrics.enabled`): `metrics` counts nothing.
+    public init(enabled: Bool = true) {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = HeraldMetrics.durationBuckets
         factory.defaultValueHistogramBuckets = HeraldMetrics.batchBuckets
-        metrics = HeraldMetrics(factory: factory)
+        metrics = enabled ? HeraldMetrics(factory: factory) : .disabled
     }
 
     /// The Prometheus text format (version 0.0.4) of everything reported so far.

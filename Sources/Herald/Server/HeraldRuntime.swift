@@ -57,7 +57,7 @@ public enum HeraldRuntime {
         configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
         onStarted: @escaping @Sendable (Started) -> Void
     ) async throws {
-        let exporter = MetricsExporter()
+        let exporter = MetricsExporter(enabled: configuration.metrics.enabled)
         let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics)
         var apps = configuration.apps
         var demo: (app: AppConfiguration, created: Bool)?

@@ -19,6 +19,7 @@ public enum HeraldServer {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: FaultMiddleware())
         HealthRoutes(readiness: readiness).add(to: router)
+        OpenAPIRoutes().add(to: router)
         metricsRoute?.add(to: router)
         RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
@@ -68,7 +69,8 @@ public enum HeraldServer {
         }
         // /metrics on the main port, or alone on its own listener (which then stops with the services).
         let metricsRoute = MetricsRoutes(exporter: exporter, bearerToken: configuration.metrics.bearerToken)
-        if let port = configuration.metrics.port {
+        let exposed = configuration.metrics.enabled
+        if exposed, let port = configuration.metrics.port {
             let router = Router()
             router.add(middleware: FaultMiddleware())
             metricsRoute.add(to: router)
@@ -81,7 +83,7 @@ public enum HeraldServer {
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
-                metricsRoute: configuration.metrics.port == nil ? metricsRoute : nil),
+                metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil),
             server: .http1(
                 configuration: .init(idleTimeout: .milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000)))),
             configuration: .init(

@@ -302,6 +302,7 @@ extension SQLMessageStore {
         return try row.flatMap { MessageStatus(rawValue: try $0.decode(column: "status", as: String.self)) }
     }
 
+    @discardableResult
     public func finishSlice(
         id: String, slice: Int, occurrence: Int64, owner: String, next: Timestamp?, failure: String?,
         now: Timestamp

@@ -97,6 +97,7 @@ import Testing
             ])
         #expect(set.metrics == .init(port: 9100, host: "0.0.0.0", bearerToken: "a-long-enough-token"))
         #expect(set.http.maxConnections == 64)
+        #expect(try ConfigurationLoader.load(file: nil, environment: ["HERALD_METRICS_ENABLED": "false"]).metrics.enabled == false)
         let scratch = try Scratch()
         defer { scratch.remove() }
         let tokenFile = scratch.path("metrics-token")
@@ -109,6 +110,7 @@ import Testing
             (["HERALD_METRICS_BEARER_TOKEN": "short"], "at least 16 characters"),
             (["HERALD_METRICS_BEARER_TOKEN_FILE": scratch.path("none")], "cannot be read"),
             (["HERALD_HTTP_MAX_CONNECTIONS": "0"], "http.maxConnections"),
+            (["HERALD_METRICS_ENABLED": "sometimes"], "metrics.enabled must be true or false"),
         ] {
             #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: nil, environment: environment) }
             do {

@@ -117,6 +117,15 @@ import Testing
         }
     }
 
+    @Test func switchedOffThereIsNoMetricsRoute() async throws {
+        var metrics = HeraldConfiguration.Metrics()
+        metrics.enabled = false
+        try await TestHerald.with(metrics: metrics) { h in
+            let answer = try await h.client.call(.get, "/metrics")
+            #expect(answer.status == .notFound && answer.body.code == 404)
+        }
+    }
+
     @Test func constantTimeComparisonComparesWholeStrings() {
         #expect(MetricsRoutes.equalInConstantTime("Bearer abc", "Bearer abc"))
         #expect(!MetricsRoutes.equalInConstantTime("Bearer abc", "Bearer abd"))
