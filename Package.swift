@@ -183,6 +183,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
+                "CCurl",
                 "HeraldCore",
                 "HeraldStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),

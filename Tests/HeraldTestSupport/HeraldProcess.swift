@@ -1,10 +1,6 @@
 import Foundation
 import HeraldCore
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The built `herald` binary, run as an operator would run it.
 public final class HeraldProcess: Sendable {
     public let process: Process
