@@ -74,16 +74,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // libcurl with typed C shims for its variadic calls; HeraldAPNs and HeraldWebhooks import it.
+        // libcurl with typed C shims for its variadic calls; HeraldCurl and HeraldWebhooks import it.
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // The provider-neutral HTTP/2 client layer on libcurl: one multi handle on its own thread, pooled
+        // easy handles, corked sockets, shared request bodies and header lists, the in-flight window.
+        .target(
+            name: "HeraldCurl",
+            dependencies: [
+                "CCurl",
+                "HeraldCore",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldAPNs",
             dependencies: [
-                "CCurl",
+                "HeraldCurl",
                 "HeraldCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -214,6 +225,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldAPNs",
+                "HeraldCurl",
                 "HeraldCore",
                 "APNsMock",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,3 +1,4 @@
+import HeraldCurl
 import HeraldCore
 import Testing
 

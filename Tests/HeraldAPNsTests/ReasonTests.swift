@@ -1,3 +1,4 @@
+import HeraldCurl
 import Testing
 
 @testable import HeraldAPNs
@@ -23,12 +24,12 @@ import Testing
                 apnsID: "id-1", apnsUniqueID: nil, errorText: ""))
         #expect(gone == .rejected(APNsResponse(status: 410, apnsID: "id-1", reason: .unregistered, timestamp: 1_700_000_000_123)))
         let odd = APNsClient.outcome(
-            of: CurlCompletion(code: 0, status: 400, body: Array("not json".utf8), apnsID: nil, apnsUniqueID: nil, errorText: ""))
+            of: CurlCompletion(code: 0, status: 400, body: Array("not json".utf8), errorText: ""))
         #expect(odd == .rejected(APNsResponse(status: 400)))
-        let ok = APNsClient.outcome(of: CurlCompletion(code: 0, status: 200, body: [], apnsID: "a", apnsUniqueID: "u", errorText: ""))
+        let ok = APNsClient.outcome(of: CurlCompletion(code: 0, status: 200, body: [], headers: ["apns-id": "a", "apns-unique-id": "u"], errorText: ""))
         #expect(ok == .delivered(APNsResponse(status: 200, apnsID: "a", apnsUniqueID: "u")))
         let reset = APNsClient.outcome(
-            of: CurlCompletion(code: 92, status: 0, body: [], apnsID: nil, apnsUniqueID: nil, errorText: "stream 5 was reset"))
+            of: CurlCompletion(code: 92, status: 0, body: [], errorText: "stream 5 was reset"))
         #expect(reset == .failed(APNsTransportError(kind: .streamReset, curlCode: 92, message: "stream 5 was reset")))
     }
 }

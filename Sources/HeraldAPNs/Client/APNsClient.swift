@@ -1,6 +1,9 @@
-import CCurl
 import Foundation
+import HeraldCurl
 import Logging
+
+/// Handle and transfer counts of a client's curl loop.
+public typealias APNsClientCounters = CurlCounters
 
 /// An APNs provider client: one curl multi handle, so one connection pool, per credential.
 /// Sends are multiplexed as HTTP/2 streams over `connections` connections; every send ends in
@@ -23,9 +26,14 @@ public final class APNsClient: Sendable {
         } else {
             providerToken = nil
         }
-        loop = try CurlMultiLoop(
-            settings: settings, connections: configuration.connections,
-            streamsPerConnection: configuration.streamsPerConnection)
+        do {
+            loop = try CurlMultiLoop(
+                settings: settings, connections: configuration.connections,
+                streamsPerConnection: configuration.streamsPerConnection, name: "herald-apns-curl",
+                stoppedText: "the APNs client was shut down")
+        } catch {
+            throw APNsConfigurationError(error.message)
+        }
     }
 
     deinit { loop.stop() }
@@ -74,7 +82,7 @@ public final class APNsClient: Sendable {
             return
         }
         let job = CurlJob(
-            url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), payload: notification.payload
+            url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), body: notification.payload
         ) { finished in
             let outcome = outcome(of: finished)
             if let issued, let providerToken, attempt == 1, outcome.reason == .expiredProviderToken {
@@ -108,7 +116,8 @@ public final class APNsClient: Sendable {
             return .failed(
                 APNsTransportError(kind: transportKind(curlCode: finished.code), curlCode: finished.code, message: finished.errorText))
         }
-        var response = APNsResponse(status: finished.status, apnsID: finished.apnsID, apnsUniqueID: finished.apnsUniqueID)
+        var response = APNsResponse(
+            status: finished.status, apnsID: finished.headers["apns-id"], apnsUniqueID: finished.headers["apns-unique-id"])
         if finished.status == 200 { return .delivered(response) }
         if let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(finished.body)) {
             response.reason = body.reason.map(APNsReason.init)

@@ -1,3 +1,4 @@
+import HeraldCurl
 import HeraldCore
 
 /// Everything one APNs client needs: where, who, and how wide to multiplex.
@@ -46,7 +47,7 @@ public struct APNsClientConfiguration: Sendable {
         var settings = CurlSettings(
             cleartext: environment.isCleartext, caFile: environment.caFile,
             connectTimeoutMilliseconds: Self.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: Self.milliseconds(requestTimeout))
+            requestTimeoutMilliseconds: Self.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
         if let caFile = environment.caFile { try Self.requireReadable(caFile, what: "CA file") }
         if case .certificate(let certificate, let key, let passphrase) = credentials {
             if settings.cleartext {

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldCurl
 
 /// One finished send of a stream, with the caller's tag (a device key, say) to match it up.
 public struct APNsDelivery<Tag: Sendable>: Sendable {

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldCurl
 
 /// The last request header list, reused while notifications share every header: a fan-out sends
 /// one message to many tokens, so the lines (and curl's list of them) are built once per message

@@ -1,29 +1,5 @@
-/// A notification body held once in unmovable memory, so libcurl can send it without a copy and
-/// one payload can be shared by every notification of a fan-out.
-public final class APNsPayload: Sendable {
-    // Both pointers are written once in init and only read afterwards (curl reads them on its
-    // thread while a transfer runs), so sharing them across threads is safe.
+import HeraldCurl
 
-    /// The JSON bytes; valid while the payload lives.
-    nonisolated(unsafe) let bytes: UnsafeMutableRawBufferPointer
-
-    public init<Bytes: Collection<UInt8>>(_ json: Bytes) {
-        // Never zero-sized, so the pointer is always valid for curl even for an (invalid) empty body.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(json.count, 1), alignment: 1)
-        _ = buffer.initializeMemory(as: UInt8.self, from: json)
-        bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<json.count])
-        storage = buffer
-    }
-
-    public convenience init(string: String) { self.init(Array(string.utf8)) }
-
-    private nonisolated(unsafe) let storage: UnsafeMutableRawBufferPointer
-
-    deinit { storage.deallocate() }
-
-    /// Size in bytes.
-    public var count: Int { bytes.count }
-
-    /// The payload as text (for tests and logs of non-secret payloads).
-    public var string: String { String(decoding: bytes, as: UTF8.self) }
-}
+/// An APNs notification's JSON body: one buffer that curl sends without a copy, shared by every
+/// notification of a fan-out.
+public typealias APNsPayload = CurlBody

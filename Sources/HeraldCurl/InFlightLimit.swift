@@ -7,7 +7,7 @@ import HeraldCore
 /// A full window wakes its waiter only once `wakeBatch` slots are free, not at every release:
 /// the submitter then sends a burst that reaches the curl thread with one wakeup, instead of
 /// one task switch and one wakeup per notification.
-final class InFlightLimit: Sendable {
+public final class InFlightLimit: Sendable {
     private struct State {
         var available: Int
         var isOpen = false
@@ -17,13 +17,13 @@ final class InFlightLimit: Sendable {
     private let state: Locked<State>
     private let wakeBatch: Int
 
-    init(_ limit: Int) {
+    public init(_ limit: Int) {
         let limit = max(1, limit)
         state = Locked(State(available: limit))
         wakeBatch = max(1, min(64, limit / 8))
     }
 
-    func acquire() async {
+    public func acquire() async {
         let acquired = state.withLock { state -> Bool in
             guard !state.isOpen else { return true }
             guard state.available > 0 else { return false }
@@ -45,7 +45,7 @@ final class InFlightLimit: Sendable {
         }
     }
 
-    func release() {
+    public func release() {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.available += 1
             // Every held slot is released eventually, so `available` does reach `wakeBatch`;
@@ -61,7 +61,7 @@ final class InFlightLimit: Sendable {
     }
 
     /// No limit any more: every waiter goes on, and so will every later `acquire`.
-    func open() {
+    public func open() {
         let waiters = state.withLock { state -> Deque<CheckedContinuation<Void, Never>> in
             state.isOpen = true
             defer { state.waiters.removeAll() }

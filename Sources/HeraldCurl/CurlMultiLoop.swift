@@ -13,11 +13,11 @@ import Synchronization
 /// and `idle` are touched only by the loop thread; what other threads touch (`shared`) is behind
 /// a lock (`Locked`), and `curl_multi_wakeup` (thread-safe in curl) is only called under that lock while
 /// the loop has not stopped, so it never meets a cleaned-up handle.
-final class CurlMultiLoop: @unchecked Sendable {
+public final class CurlMultiLoop: @unchecked Sendable {
     private struct Shared {
         var queue: [CurlJob] = []
         var stopping = false
-        var counters = APNsClientCounters(easyHandles: 0, inFlight: 0, queued: 0, completed: 0)
+        var counters = CurlCounters(easyHandles: 0, inFlight: 0, queued: 0, completed: 0)
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -38,9 +38,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var completedCount = 0
     private var rounds = 0
 
-    init(settings: CurlSettings, connections: Int, streamsPerConnection: Int) throws(APNsConfigurationError) {
+    /// `name` names the loop's thread (`herald-apns-curl`); `stoppedText` is the error text of the
+    /// transfers that end because the loop stopped.
+    public init(
+        settings: CurlSettings, connections: Int, streamsPerConnection: Int, name: String,
+        stoppedText: String = "the client was shut down"
+    ) throws(CurlConfigurationError) {
         CurlGlobal.initialize()
-        guard let multi = curl_multi_init() else { throw APNsConfigurationError("curl_multi_init failed") }
+        guard let multi = curl_multi_init() else { throw CurlConfigurationError("curl_multi_init failed") }
+        cancelled = CurlCompletion(code: -1, status: 0, body: [], errorText: stoppedText)
         self.multi = multi
         self.settings = settings
         // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
@@ -54,7 +60,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, streams) == CURLM_OK
         guard ok else {
             curl_multi_cleanup(multi)
-            throw APNsConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
+            throw CurlConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
         }
         done.enter()
         // The thread holds the loop until `run` returns, so the loop outlives every transfer.
@@ -62,12 +68,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             threadID.withLock { $0 = pthread_self() }
             run()
         }
-        thread.name = "herald-apns-curl"
+        thread.name = name
         thread.start()
     }
 
     /// Queues a job; its completion is called exactly once, also when the loop stops.
-    func submit(_ job: CurlJob) {
+    public func submit(_ job: CurlJob) {
         let accepted = shared.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.queue.append(job)
@@ -76,15 +82,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             if state.queue.count == 1 { curl_multi_wakeup(multi) }
             return true
         }
-        if !accepted { job.completion(Self.cancelled) }
+        if !accepted { job.completion(cancelled) }
     }
 
-    var counters: APNsClientCounters { shared.withLock { $0.counters } }
+    public var counters: CurlCounters { shared.withLock { $0.counters } }
 
     /// Stops the loop: queued and in-flight jobs complete as cancelled, connections close, the
     /// thread ends, handles are freed. Safe to call more than once and from any thread; on the
     /// loop thread itself (a completion) it only asks, and the loop stops after this round.
-    func stop() {
+    public func stop() {
         shared.withLock { state in
             if !state.stopping {
                 state.stopping = true
@@ -95,8 +101,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         done.wait()
     }
 
-    static let cancelled = CurlCompletion(
-        code: -1, status: 0, body: [], apnsID: nil, apnsUniqueID: nil, errorText: "the APNs client was shut down")
+    /// What a transfer that never ran, or was cut off by `stop`, ends with.
+    private let cancelled: CurlCompletion
 
     // MARK: loop thread
 
@@ -148,7 +154,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return
             }
         }
-        guard easy.prepare(url: job.url, headers: job.headers, payload: job.payload) else {
+        guard easy.prepare(url: job.url, headers: job.headers, body: job.body) else {
             idle.append(easy)
             job.completion(failure(code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "libcurl could not take the request"))
             return
@@ -171,7 +177,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             guard let (easy, job) = active.removeValue(forKey: handle) else { continue }
             let completion = CurlCompletion(
                 code: Int(code.rawValue), status: code == CURLE_OK ? easy.responseCode : 0,
-                body: easy.responseBody, apnsID: easy.apnsID, apnsUniqueID: easy.apnsUniqueID,
+                body: easy.responseBody, headers: easy.capturedHeaders,
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
             if idle.count < window { idle.append(easy) }
@@ -189,21 +195,21 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func cancelAll() {
         for (handle, entry) in active {
             curl_multi_remove_handle(multi, handle)
-            entry.job.completion(Self.cancelled)
+            entry.job.completion(cancelled)
         }
         active.removeAll()
-        for job in waiting { job.completion(Self.cancelled) }
+        for job in waiting { job.completion(cancelled) }
         waiting.removeAll()
         // Jobs queued after the last take: `stopping` is set, so no more can arrive.
         let late = shared.withLock { state -> [CurlJob] in
             defer { state.queue.removeAll() }
             return state.queue
         }
-        for job in late { job.completion(Self.cancelled) }
+        for job in late { job.completion(cancelled) }
     }
 
     private func publishCounters() {
-        let counters = APNsClientCounters(
+        let counters = CurlCounters(
             easyHandles: active.count + idle.count, inFlight: active.count,
             queued: waiting.count, completed: completedCount, rounds: rounds)
         shared.withLock { state in
@@ -213,13 +219,13 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func failure(code: Int, text: String) -> CurlCompletion {
-        CurlCompletion(code: code, status: 0, body: [], apnsID: nil, apnsUniqueID: nil, errorText: text)
+        CurlCompletion(code: code, status: 0, body: [], errorText: text)
     }
 }
 
 /// libcurl's process-wide setup, done once before the first handle.
-enum CurlGlobal {
+public enum CurlGlobal {
     private static let once: Void = { _ = curl_global_init(ccurl_global_all()) }()
-    static func initialize() { _ = once }
-    static var version: String { String(cString: curl_version()) }
+    public static func initialize() { _ = once }
+    public static var version: String { String(cString: curl_version()) }
 }

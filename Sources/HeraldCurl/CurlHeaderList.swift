@@ -6,12 +6,12 @@ import CCurl
 ///
 /// `@unchecked Sendable`: the list is built in `init` and never changed afterwards; curl only
 /// reads it, on the loop thread, while a job that holds this object is attached.
-final class CurlHeaderList: @unchecked Sendable {
+public final class CurlHeaderList: @unchecked Sendable {
     let list: UnsafeMutablePointer<curl_slist>?
     /// False if curl could not allocate the list.
-    let isComplete: Bool
+    public let isComplete: Bool
 
-    init(_ lines: [String]) {
+    public init(_ lines: [String]) {
         var list: UnsafeMutablePointer<curl_slist>?
         var complete = true
         for line in lines {

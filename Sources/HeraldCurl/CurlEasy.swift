@@ -9,12 +9,16 @@ final class CurlEasy {
 
     // Per transfer: filled by the callbacks, cleared by `prepare`.
     var responseBody: [UInt8] = []
-    var apnsID: String?
-    var apnsUniqueID: String?
+    var capturedHeaders: [String: String] = [:]
+    /// `settings.capturedHeaders` as the bytes a header line starts with ("name:").
+    private let captured: [(name: String, prefix: [UInt8])]
+    let maxResponseBytes: Int
 
-    init(settings: CurlSettings, sockets: CurlSockets) throws(APNsConfigurationError) {
-        guard let handle = curl_easy_init() else { throw APNsConfigurationError("curl_easy_init failed") }
+    init(settings: CurlSettings, sockets: CurlSockets) throws(CurlConfigurationError) {
+        guard let handle = curl_easy_init() else { throw CurlConfigurationError("curl_easy_init failed") }
         self.handle = handle
+        captured = settings.capturedHeaders.map { ($0.lowercased(), Array(($0.lowercased() + ":").utf8)) }
+        maxResponseBytes = settings.maxResponseBytes
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let me = Unmanaged.passUnretained(self).toOpaque()
         var ok = true
@@ -62,7 +66,7 @@ final class CurlEasy {
         guard ok else {
             curl_easy_cleanup(handle)
             errorBuffer.deallocate()
-            throw APNsConfigurationError("libcurl refused an option (is it built with HTTP/2 and TLS?)")
+            throw CurlConfigurationError("libcurl refused an option (is it built with HTTP/2 and TLS?)")
         }
     }
 
@@ -71,12 +75,11 @@ final class CurlEasy {
         errorBuffer.deallocate()
     }
 
-    /// Points the handle at one request. `headers` and `payload` must stay alive until the
+    /// Points the handle at one request. `headers` and `body` must stay alive until the
     /// transfer ends (the job holds them).
-    func prepare(url: String, headers: CurlHeaderList, payload: APNsPayload) -> Bool {
+    func prepare(url: String, headers: CurlHeaderList, body payload: CurlBody) -> Bool {
         responseBody.removeAll(keepingCapacity: true)
-        apnsID = nil
-        apnsUniqueID = nil
+        if !capturedHeaders.isEmpty { capturedHeaders.removeAll(keepingCapacity: true) }
         errorBuffer[0] = 0
         guard headers.isComplete else { return false }
         var ok = ccurl_easy_setopt_string(handle, CURLOPT_URL, url) == CURLE_OK
@@ -100,17 +103,14 @@ final class CurlEasy {
     }
 
     fileprivate func received(header line: UnsafeBufferPointer<UInt8>) {
-        // "apns-id: <uuid>\r\n" and "apns-unique-id: …": compared as bytes, so the other
-        // headers cost no allocation.
-        if let value = Self.value(of: Self.apnsIDName, in: line) {
-            apnsID = value
-        } else if let value = Self.value(of: Self.uniqueIDName, in: line) {
-            apnsUniqueID = value
+        // Compared as bytes ("apns-id: <uuid>\r\n"), so the headers nobody asked for cost no allocation.
+        for (name, prefix) in captured {
+            if let value = Self.value(of: prefix, in: line) {
+                capturedHeaders[name] = value
+                return
+            }
         }
     }
-
-    private static let apnsIDName = Array("apns-id:".utf8)
-    private static let uniqueIDName = Array("apns-unique-id:".utf8)
 
     /// The trimmed value if `line` is the header `name` (which includes its colon), any case.
     private static func value(of name: [UInt8], in line: UnsafeBufferPointer<UInt8>) -> String? {
@@ -128,8 +128,8 @@ private func curlEasyWrite(data: UnsafeMutablePointer<CChar>?, size: Int, count:
     guard let data, let user else { return 0 }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
     let bytes = size * count
-    // APNs error bodies are tiny; a server that sends more is cut off rather than buffered.
-    if easy.responseBody.count + bytes > 16 * 1024 { return 0 }
+    // Answers are small (an APNs error, an FCM name); a server that sends more is cut off rather than buffered.
+    if easy.responseBody.count + bytes > easy.maxResponseBytes { return 0 }
     data.withMemoryRebound(to: UInt8.self, capacity: bytes) {
         easy.responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: bytes))
     }
