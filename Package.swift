@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "HeraldWebhooks",
             dependencies: [
-                "CCurl",
+                "HeraldCurl",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -145,6 +145,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
+                "HeraldCurl",
                 "HeraldWebhooks",
                 "HeraldMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -167,6 +168,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldCore",
+                "HeraldCurl",
                 "HeraldStore",
                 .product(name: "Logging", package: "swift-log"),
                 "Herald",
@@ -185,6 +187,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
+                "HeraldCurl",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -194,7 +197,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "CCurl",
+                "HeraldCurl",
                 "HeraldCore",
                 "HeraldStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldAPNs
+import HeraldCurl
 import Logging
 
 /// `herald-bench apns`: sends N notifications through Herald's APNs client to any APNs-like

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HeraldCurl
 
 /// `herald probe URL`: a health check for places with no curl (the container image's HEALTHCHECK):
 /// exit 0 when the URL answers 2xx within the timeout, 1 otherwise, with one line saying why.
@@ -23,31 +20,21 @@ struct Probe: AsyncParsableCommand {
             FileHandle.standardError.write(Data("herald probe: '\(url)' is not an http(s) URL\n".utf8))
             throw ExitCode.failure
         }
-        // A health check asks this machine's Herald directly: a proxy from the environment (which libcurl,
-        // under URLSession, would otherwise use) must not answer for it.
-        for name in ["http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"] { unsetenv(name) }
-        var request = URLRequest(url: target, timeoutInterval: max(0.1, timeout))
-        request.httpMethod = "GET"
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = max(0.1, timeout)
-        let session = URLSession(configuration: configuration)
-        let outcome: Result<Int, any Error> = await withCheckedContinuation { continuation in
-            session.dataTask(with: request) { _, response, error in
-                if let error {
-                    continuation.resume(returning: .failure(error))
-                } else {
-                    continuation.resume(returning: .success((response as? HTTPURLResponse)?.statusCode ?? 0))
-                }
-            }.resume()
-        }
+        // A health check asks this machine's Herald directly: a proxy from the environment must not answer
+        // for it. libcurl's easy interface, not URLSession: on Linux URLSession's socket teardown can crash
+        // in libdispatch on exactly a refused connection, the answer a health check most needs to report.
+        let milliseconds = Int(max(0.1, timeout) * 1000)
+        let outcome = await CurlTransfer(
+            method: "GET", url: url, timeoutMilliseconds: milliseconds, ignoreProxies: true, maxResponseBytes: 0
+        ).perform()
         switch outcome {
-        case .success(let status) where (200..<300).contains(status):
-            print("\(url): \(status)")
-        case .success(let status):
-            FileHandle.standardError.write(Data("herald probe: \(url) answered \(status)\n".utf8))
+        case .success(let answer) where (200..<300).contains(answer.status):
+            print("\(url): \(answer.status)")
+        case .success(let answer):
+            FileHandle.standardError.write(Data("herald probe: \(url) answered \(answer.status)\n".utf8))
             throw ExitCode.failure
-        case .failure(let error):
-            FileHandle.standardError.write(Data("herald probe: \(url): \(error.localizedDescription)\n".utf8))
+        case .failure(let failure):
+            FileHandle.standardError.write(Data("herald probe: \(url): \(failure.message)\n".utf8))
             throw ExitCode.failure
         }
     }

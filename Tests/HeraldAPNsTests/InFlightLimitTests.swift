@@ -1,5 +1,5 @@
-import HeraldCurl
 import HeraldCore
+import HeraldCurl
 import Testing
 
 @testable import HeraldAPNs

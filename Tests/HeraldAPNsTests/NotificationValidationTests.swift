@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCurl
 import Testing
 
 @testable import HeraldAPNs

@@ -21,12 +21,13 @@ import Testing
         let gone = APNsClient.outcome(
             of: CurlCompletion(
                 code: 0, status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8),
-                apnsID: "id-1", apnsUniqueID: nil, errorText: ""))
+                headers: ["apns-id": "id-1"], errorText: ""))
         #expect(gone == .rejected(APNsResponse(status: 410, apnsID: "id-1", reason: .unregistered, timestamp: 1_700_000_000_123)))
         let odd = APNsClient.outcome(
             of: CurlCompletion(code: 0, status: 400, body: Array("not json".utf8), errorText: ""))
         #expect(odd == .rejected(APNsResponse(status: 400)))
-        let ok = APNsClient.outcome(of: CurlCompletion(code: 0, status: 200, body: [], headers: ["apns-id": "a", "apns-unique-id": "u"], errorText: ""))
+        let ok = APNsClient.outcome(
+            of: CurlCompletion(code: 0, status: 200, body: [], headers: ["apns-id": "a", "apns-unique-id": "u"], errorText: ""))
         #expect(ok == .delivered(APNsResponse(status: 200, apnsID: "a", apnsUniqueID: "u")))
         let reset = APNsClient.outcome(
             of: CurlCompletion(code: 92, status: 0, body: [], errorText: "stream 5 was reset"))

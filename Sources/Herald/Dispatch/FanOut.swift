@@ -1,5 +1,6 @@
 import HeraldAPNs
 import HeraldCore
+import HeraldCurl
 import HeraldMetrics
 import HeraldStore
 import Logging

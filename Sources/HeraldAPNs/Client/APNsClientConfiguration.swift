@@ -1,5 +1,5 @@
-import HeraldCurl
 import HeraldCore
+import HeraldCurl
 
 /// Everything one APNs client needs: where, who, and how wide to multiplex.
 public struct APNsClientConfiguration: Sendable {

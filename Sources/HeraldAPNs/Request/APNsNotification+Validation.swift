@@ -1,3 +1,5 @@
+import HeraldCurl
+
 extension APNsNotification {
     /// The reason APNs would reject this notification with, or nil if it would take it.
     /// Checked before sending so a bad request never costs a round trip, and so the caller sees

@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldCurl
 import HeraldTestSupport
 import Testing
 
