@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldCore
 
 /// An APNs token-auth key: the `.p8` P-256 private key with the ids Apple gave it.
 public struct APNsSigningKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -41,15 +42,5 @@ public struct APNsSigningKey: Sendable, CustomStringConvertible, CustomDebugStri
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
         let signature = try privateKey.signature(for: Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
-    }
-}
-
-/// base64url without padding, as JWS wants it.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
     }
 }

@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// Decides, from one send's outcome and how many attempts it has had, what happens next.
 /// A plain value so the whole table is tested without sockets.
 public struct APNsRetryPolicy: Sendable, Hashable {
@@ -104,18 +106,10 @@ public struct APNsRetryPolicy: Sendable, Hashable {
         return .fail("APNs rejected the notification: \(why)")
     }
 
-    /// Exponential backoff with "equal jitter": half the delay fixed, half random, so retries of
-    /// a burst spread out but never come back at once.
     private func retry<R: RandomNumberGenerator>(
         attempt: Int, from start: Duration, because why: String, random: inout R
     ) -> APNsDecision {
-        guard attempt < maxAttempts else { return .fail("gave up after \(attempt) attempts: \(why)") }
-        let exponent = min(max(attempt - 1, 0), 30)
-        var delay = start * (1 << exponent)
-        if delay > maxDelay || delay < .zero { delay = maxDelay }
-        let half = delay / 2
-        // A fraction in [0, 1) from 53 random bits: one draw, no rejection loop.
-        let fraction = Double(random.next() >> 11) * 0x1p-53
-        return .retry(after: half + half * fraction)
+        Backoff(maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay).retry(
+            attempt: attempt, from: start, because: why, random: &random)
     }
 }
