@@ -137,6 +137,20 @@ let package = Package(
             path: "fixtures/apns-mock/Sources/apns-mock",
             swiftSettings: strict
         ),
+        // The dispatch engine: dispatcher, fan-out, progress and the provider seam, without the HTTP server.
+        .target(
+            name: "HeraldDispatch",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldCurl",
+                "HeraldAPNs",
+                "HeraldMetrics",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "Herald",
             dependencies: [
@@ -146,6 +160,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldAPNs",
                 "HeraldCurl",
+                "HeraldDispatch",
                 "HeraldWebhooks",
                 "HeraldMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -236,9 +251,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "HeraldDispatchTests",
+            dependencies: [
+                "HeraldDispatch",
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HeraldTests",
             dependencies: [
                 "HeraldCore",
+                "HeraldDispatch",
                 "HeraldStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

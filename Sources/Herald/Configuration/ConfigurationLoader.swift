@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldDispatch
 import HeraldStore
 import HeraldWebhooks
 import Logging

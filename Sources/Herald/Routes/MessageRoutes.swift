@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDispatch
 import HeraldMetrics
 import HeraldStore
 import Hummingbird

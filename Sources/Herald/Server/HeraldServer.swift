@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDispatch
 import HeraldMetrics
 import HeraldStore
 import HeraldWebhooks
@@ -32,7 +33,7 @@ public enum HeraldServer {
 
     /// The server and its services. They stop in reverse order: the HTTP server first (no new
     /// publishes), then the sweeper, the webhook sender, the dispatcher (checkpoints and gives its leases back) and last
-    /// the APNs clients it was using.
+    /// the push clients it was using.
     public static func makeApplication(
         configuration: HeraldConfiguration,
         store: any RegistrationStore,
@@ -52,7 +53,7 @@ public enum HeraldServer {
                 registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
             messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
             metrics: exporter.metrics, logger: logger)
-        let clients = APNsClientPool(apps: configuration.apps, clock: clock, logger: logger)
+        let clients = ProviderClients(factories: configuration.providerFactories(clock: clock), logger: logger)
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
             singleServer: configuration.database.isSingleServer, metrics: exporter.metrics, logger: logger)

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldAPNs
 import HeraldCore
+import HeraldDispatch
 import HeraldStore
 import HeraldTestSupport
 import HeraldWebhooks

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Herald
 import HeraldCore
+import HeraldDispatch
 import Testing
 
 /// A problem that is the same for every device (credentials APNs refuses, none configured) fails the
@@ -44,7 +45,7 @@ import Testing
                 Issue.record("a failed message names its reason: \(status)")
                 return
             }
-            #expect(reason.contains("no APNs credentials"), "\(reason)")
+            #expect(reason.contains("has no APNs or FCM credentials configured"), "\(reason)")
             #expect(status.delivery("targeted") == 0)
             #expect(h.mock.stats().requests == 0)
             // Failed is final: it cannot be cancelled.

@@ -1,6 +1,7 @@
 import APNsMock
 import Herald
 import HeraldCore
+import HeraldDispatch
 import Hummingbird
 import HummingbirdTesting
 import Testing

@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import Herald
 import HeraldCore
+import HeraldDispatch
 import Testing
 
 /// The dispatcher's lease against the wall clock: when the clock passes a running message's lease

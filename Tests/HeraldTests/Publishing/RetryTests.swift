@@ -3,6 +3,7 @@ import Foundation
 import Herald
 import HeraldAPNs
 import HeraldCore
+import HeraldDispatch
 import Testing
 
 /// Transient APNs failures are retried until delivered, each device exactly once; a failure that

@@ -1,4 +1,3 @@
-import HeraldAPNs
 import HeraldCore
 import HeraldCurl
 import HeraldMetrics
@@ -8,10 +7,13 @@ import Synchronization
 
 /// Sends one slice of the current occurrence of one message to its recipients, from the slice's checkpoint on.
 ///
-/// A producer pages recipients by device key and submits them to the app's APNs client (at most
-/// `maxOpenPages` pages not yet checkpointed); a consumer reads outcomes as they come, asks
-/// `APNsRetryPolicy` what each means, and checkpoints whenever the oldest open page is done. A heartbeat
-/// renews the lease and publishes the pending count. Nothing here throws past the stream: errors are
+/// A producer pages recipients by device key and submits each to the provider that serves its `os`
+/// (APNs for IOS/OSX, FCM for ANDROID), all through one bounded stream (at most `maxOpenPages` pages not
+/// yet checkpointed); a consumer reads the answers as they come (each provider's retry policy has already
+/// said what its answer means) and checkpoints whenever the oldest open page is done: one checkpoint for
+/// every provider. The producer sleeps on a wake signal between pages, woken by the consumer, the
+/// checkpoint writer, a retry's deadline or the stop flag. A heartbeat renews the lease and publishes the
+/// pending count. Nothing here throws past the stream: errors are
 /// recorded, the stream drains, and `run` reports them at the end, so no send is left without an outcome.
 struct FanOut: Sendable {
     /// How a run ended.
@@ -28,10 +30,12 @@ struct FanOut: Sendable {
         case stopped
     }
 
-    /// One send: the recipient, its page, which attempt this is, and when it was handed to the client.
+    /// One send: the recipient, its page, the provider that serves it, which attempt this is, and when
+    /// it was handed to the client.
     struct Send: Sendable {
         let page: Int
         let recipient: Recipient
+        let provider: PushProvider
         let attempt: Int
         var submitted = ContinuousClock.now
     }
@@ -52,51 +56,64 @@ struct FanOut: Sendable {
 
     let claimed: ClaimedSlice
     var message: StoredMessage { claimed.message }
-    let content: PushContent
+    /// The message's sender for each provider it goes through.
+    let senders: [PushProvider: any MessageSender]
+    /// The systems whose devices it goes to (those a configured provider serves).
     let systems: [DeviceOS]
-    let topic: String
-    let client: APNsClient
-    let registrations: any RegistrationStore
-    let messages: any MessageStore
-    let owner: String
-    let clock: any WallClock
-    let settings: DispatcherSettings
-    let stop: StopFlag
-    let metrics: HeraldMetrics
+    /// Sends in flight at most, over every provider.
+    let maxInFlight: Int
+    let context: DispatchContext
     let logger: Logger
+
+    var registrations: any RegistrationStore { context.registrations }
+    var messages: any MessageStore { context.messages }
+    var settings: DispatcherSettings { context.settings }
+    var metrics: HeraldMetrics { context.metrics }
 
     func run() async throws -> Ending {
         let state = Shared(
             State(
                 progress: FanOutProgress(messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence),
                 nextSequence: claimed.sequence))
-        let stream = client.makeSendStream(of: Send.self)
-        let build = NotificationBuilder(content: content, topic: topic)
-        let inFlight = metrics.inFlight(provider: "apns")
+        let senders = self.senders
+        let stream = SendStream<Send, ProviderAnswer, Void>(maxInFlight: maxInFlight) { send, completion in
+            senders[send.provider]!.send(send.recipient, attempt: send.attempt, completion: completion)
+        }
+        let inFlight = Dictionary(uniqueKeysWithValues: senders.keys.map { ($0, metrics.inFlight(provider: $0.rawValue)) })
+        let wake = WakeSignal()
+        let observation = context.stop.observe(wake)
+        defer { context.stop.forget(observation) }
         // Checkpoint requests: false when a page may have closed, true for a lease renewal. One writer
         // task writes them, so writes never overlap and the consumer never waits for the disk.
         let (requests, request) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { outer in
             outer.addTask {
-                for await force in requests { await checkpoint(state, force: force) }
+                for await force in requests {
+                    await checkpoint(state, force: force)
+                    wake.signal()
+                }
             }
             await withTaskGroup(of: Void.self) { beat in
                 beat.addTask { await heartbeat(request) }
                 await withTaskGroup(of: Void.self) { inner in
                     inner.addTask {
                         for await delivery in stream.results {
-                            inFlight.decrement()
-                            let decision = settings.retry.decide(delivery.outcome, attempt: delivery.tag.attempt)
-                            let reason = delivery.outcome.reason?.description
-                            record(delivery, decision)
-                            let pageClosed = state.withLock { state in
-                                apply(decision, to: delivery.tag, reason: reason, &state)
-                                return state.progress.frontPageDone
+                            let send = delivery.request
+                            let answer = delivery.outcome
+                            inFlight[send.provider]?.decrement()
+                            record(answer, of: send)
+                            let (pageClosed, wakeProducer) = state.withLock { state in
+                                apply(answer.decision, to: send, reason: answer.reason, &state)
+                                return (
+                                    state.progress.frontPageDone,
+                                    answer.decision.isRetry || state.progress.unanswered == 0 || state.abort != nil
+                                )
                             }
                             if pageClosed { request.yield(false) }
+                            if wakeProducer { wake.signal() }
                         }
                     }
-                    inner.addTask { await produce(state, stream, build, inFlight) }
+                    inner.addTask { await produce(state, stream, inFlight, wake) }
                 }
                 // Only the heartbeat is cancelled; the writer finishes the requests it has.
                 beat.cancelAll()
@@ -127,34 +144,41 @@ struct FanOut: Sendable {
     /// Pages recipients into the stream, and due retries before new pages, until everything has an outcome
     /// or the run halts; then finishes the stream.
     private func produce(
-        _ state: Shared, _ stream: APNsSendStream<Send>, _ build: NotificationBuilder, _ inFlight: HeraldMetrics.InFlight
+        _ state: Shared, _ stream: SendStream<Send, ProviderAnswer, Void>, _ inFlight: [PushProvider: HeraldMetrics.InFlight],
+        _ wake: WakeSignal
     ) async {
         var cursor = claimed.cursor
         var exhausted = false
         defer { stream.finish() }
         while true {
-            if stop.isSet || Task.isCancelled {
+            if context.stop.isSet || Task.isCancelled {
                 state.withLock { if $0.halt == nil { $0.halt = Ending.stopped } }
                 return
             }
             let now = ContinuousClock.now
-            let (due, halted, canOpen, done) = state.withLock { state -> ([Send], Bool, Bool, Bool) in
-                if state.abort != nil || state.halt != nil || state.error != nil { return ([], true, false, false) }
+            let (due, next, halted, canOpen, done) = state.withLock {
+                state -> ([Send], ContinuousClock.Instant?, Bool, Bool, Bool) in
+                if state.abort != nil || state.halt != nil || state.error != nil { return ([], nil, true, false, false) }
                 var due: [Send] = []
+                var next: ContinuousClock.Instant?
                 state.retries.removeAll { retry in
-                    guard retry.due <= now else { return false }
+                    guard retry.due <= now else {
+                        next = min(next ?? retry.due, retry.due)
+                        return false
+                    }
                     due.append(retry.send)
                     return true
                 }
                 return (
-                    due, false, state.progress.openPages < settings.maxOpenPages,
+                    due, next, false, state.progress.openPages < settings.maxOpenPages,
                     exhausted && state.progress.unanswered == 0
                 )
             }
             if halted || done { return }
             for send in due {
-                inFlight.increment()
-                await stream.submit(build(send.recipient), tag: Send(page: send.page, recipient: send.recipient, attempt: send.attempt + 1))
+                inFlight[send.provider]?.increment()
+                await stream.submit(
+                    Send(page: send.page, recipient: send.recipient, provider: send.provider, attempt: send.attempt + 1), tag: ())
             }
             if !exhausted && canOpen {
                 let page: [Recipient]
@@ -164,7 +188,7 @@ struct FanOut: Sendable {
                         filter: RecipientFilter(
                             channel: message.channel, devices: message.singlecast, systems: systems,
                             upTo: claimed.upTo, segment: message.segment),
-                        after: cursor, limit: settings.pageSize, now: clock.now)
+                        after: cursor, limit: settings.pageSize, now: context.clock.now)
                 } catch {
                     state.withLock { $0.error = error }
                     return
@@ -176,44 +200,44 @@ struct FanOut: Sendable {
                 cursor = last.key
                 let number = state.withLock { $0.progress.addPage(lastKey: last.key, count: page.count) }
                 for recipient in page {
-                    inFlight.increment()
-                    await stream.submit(build(recipient), tag: Send(page: number, recipient: recipient, attempt: 1))
+                    guard let provider = PushProvider.serving(recipient.os), senders[provider] != nil else {
+                        // The page query selects only `systems`; a recipient outside them has no sender.
+                        state.withLock {
+                            $0.progress.record(
+                                page: number, .failed, device: historyDevice(recipient),
+                                reason: "no push provider for \(recipient.os.rawValue)")
+                        }
+                        continue
+                    }
+                    inFlight[provider]?.increment()
+                    await stream.submit(Send(page: number, recipient: recipient, provider: provider, attempt: 1), tag: ())
                 }
             } else if due.isEmpty {
-                // Waiting for outcomes or a retry's time; both are milliseconds away.
-                try? await Task.sleep(for: .milliseconds(5))
+                // Waiting for answers (a page to close) or a retry's time.
+                await wake.wait(until: next)
             }
         }
     }
 
-    /// One answer in the metrics: its outcome and APNs reason (a reason Apple adds later is counted as
-    /// `unknown`, so a label never takes an unbounded value), its latency, and what it led to.
-    private func record(_ delivery: APNsDelivery<Send>, _ decision: APNsDecision) {
-        let outcome: HeraldMetrics.NotificationOutcome
-        switch delivery.outcome {
-        case .delivered: outcome = .delivered
-        case .rejected, .rejectedLocally: outcome = .rejected
-        case .failed: outcome = .failed
-        }
-        let reason = delivery.outcome.reason.map { reason -> String in
-            if case .unknown = reason { return "unknown" }
-            return reason.name
-        }
+    /// One answer in the metrics: its provider, outcome and reason label, its latency, and what it led to.
+    private func record(_ answer: ProviderAnswer, of send: Send) {
+        let provider = send.provider.rawValue
         metrics.notification(
-            provider: "apns", outcome: outcome, reason: reason, duration: ContinuousClock.now - delivery.tag.submitted)
-        switch decision {
-        case .retry: metrics.retried(provider: "apns")
-        case .removeToken: metrics.tokenRemoved(provider: "apns")
-        case .deactivateToken: metrics.tokenDeactivated(provider: "apns")
+            provider: provider, outcome: answer.outcome, reason: answer.reasonLabel, duration: ContinuousClock.now - send.submitted)
+        switch answer.decision {
+        case .retry: metrics.retried(provider: provider)
+        case .removeToken: metrics.tokenRemoved(provider: provider)
+        case .deactivateToken: metrics.tokenDeactivated(provider: provider)
         case .done, .abort, .fail: break
         }
     }
 
     /// The device a send's outcome goes into the delivery history for; nil when the history is off.
-    private func historyDevice(_ send: Send) -> String? { settings.recordHistory ? send.recipient.deviceId : nil }
+    private func historyDevice(_ send: Send) -> String? { historyDevice(send.recipient) }
+    private func historyDevice(_ recipient: Recipient) -> String? { settings.recordHistory ? recipient.deviceId : nil }
 
-    /// What one outcome means for the progress and the run; `reason` is APNs's, when it gave one.
-    private func apply(_ decision: APNsDecision, to send: Send, reason: String?, _ state: inout State) {
+    /// What one outcome means for the progress and the run; `reason` is the service's, when it gave one.
+    private func apply(_ decision: DeliveryDecision, to send: Send, reason: String?, _ state: inout State) {
         let page = send.page
         let recipient = send.recipient
         let device = historyDevice(send)
@@ -264,7 +288,7 @@ struct FanOut: Sendable {
             do {
                 let start = ContinuousClock.now
                 let status = try await messages.checkpoint(
-                    checkpoint, owner: owner, now: clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
+                    checkpoint, owner: context.owner, now: context.clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000))
                 metrics.wrote(.checkpoint, count: 1, duration: ContinuousClock.now - start)
                 let halted = state.withLock { state -> Bool in
                     state.unwritten.removeFirst()
@@ -326,34 +350,45 @@ extension FanOut {
     }
 }
 
-/// Builds each recipient's notification around the one payload of the message (shared, not copied).
-struct NotificationBuilder: Sendable {
-    let payload: APNsPayload
-    let pushType: APNsPushType
-    let priority: APNsPriority?
-    let expiration: Int64?
-    let collapseID: String?
-    let topic: String
-
-    init(content: PushContent, topic: String) {
-        payload = APNsPayload(content.payload)
-        pushType = APNsPushType(rawValue: content.pushType) ?? .alert
-        priority = content.priority.flatMap(APNsPriority.init(rawValue:))
-        expiration = content.expiration
-        collapseID = content.collapseId
-        self.topic = topic
-    }
-
-    func callAsFunction(_ recipient: Recipient) -> APNsNotification {
-        APNsNotification(
-            deviceToken: recipient.deviceToken, payload: payload, pushType: pushType, topic: topic,
-            priority: priority, expiration: expiration, collapseID: collapseID)
-    }
-}
-
-/// Set once when Herald starts shutting down; every running fan-out checks it between sends.
+/// Set once when Herald starts shutting down; every running fan-out checks it between sends, and is
+/// woken by it when it waits.
 final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
+    private let observers = Locked<[ObjectIdentifier: WakeSignal]>([:])
+
     var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
+
+    func set() {
+        flag.store(true, ordering: .releasing)
+        for wake in observers.withLock({ Array($0.values) }) { wake.signal() }
+    }
+
+    /// Signals `wake` when the flag is set; `forget` the returned key when the waiter ends.
+    func observe(_ wake: WakeSignal) -> ObjectIdentifier {
+        let key = ObjectIdentifier(wake)
+        observers.withLock { $0[key] = wake }
+        if isSet { wake.signal() }
+        return key
+    }
+
+    func forget(_ key: ObjectIdentifier) { _ = observers.withLock { $0.removeValue(forKey: key) } }
+}
+
+/// What every fan-out of one dispatcher shares: the stores, this instance's lease name, the clock, the
+/// settings, the stop flag and the metrics.
+struct DispatchContext: Sendable {
+    let registrations: any RegistrationStore
+    let messages: any MessageStore
+    let owner: String
+    let clock: any WallClock
+    let settings: DispatcherSettings
+    let stop: StopFlag
+    let metrics: HeraldMetrics
+}
+
+extension DeliveryDecision {
+    var isRetry: Bool {
+        if case .retry = self { return true }
+        return false
+    }
 }

@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldStore
 import Testing
 
-@testable import Herald
+@testable import HeraldDispatch
 
 /// The fan-out's bookkeeping: what a checkpoint may record, without sockets or a database.
 @Suite struct FanOutProgressTests {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import HeraldAPNs
 import HeraldCore
 import HeraldMetrics
 import HeraldStore
@@ -18,7 +17,7 @@ import ServiceLifecycle
 public final class Dispatcher: Service {
     let messages: any MessageStore
     let registrations: any RegistrationStore
-    let clients: APNsClientPool
+    let clients: ProviderClients
     let clock: any WallClock
     let settings: DispatcherSettings
     let logger: Logger
@@ -40,7 +39,7 @@ public final class Dispatcher: Service {
     }
 
     public init(
-        messages: any MessageStore, registrations: any RegistrationStore, clients: APNsClientPool,
+        messages: any MessageStore, registrations: any RegistrationStore, clients: ProviderClients,
         clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
         self.metrics = metrics
@@ -173,23 +172,41 @@ public final class Dispatcher: Service {
 
     private func fanOut(_ claimed: ClaimedSlice, logger: Logger) async throws -> FanOut.Ending {
         let message = claimed.message
-        guard let content = message.content, message.policy.pushes else { return .completed }
-        let systems = [DeviceOS.ios, .osx].filter(message.broadcast.includes)
-        if systems.isEmpty { return .completed }
-        let client: APNsClient
-        do {
-            client = try clients.client(for: message.app)
-        } catch .shutDown {
-            return .stopped
-        } catch {
-            return .aborted(error.description)
+        guard message.content != nil, message.policy.pushes else { return .completed }
+        // The providers the message's systems need, and of those the ones the app has settings for: a
+        // message to every system of an app with APNs alone goes to its Apple devices, and fails only
+        // when none of the providers it needs is configured.
+        let needed = PushProvider.allCases.filter { $0.systems.contains(where: message.broadcast.includes) }
+        if needed.isEmpty { return .completed }
+        let configured = needed.filter { clients.isConfigured($0, for: message.app) }
+        if configured.isEmpty { return .aborted(ProviderClients.Unavailable.noCredentials(message.app, needed).description) }
+        var senders: [PushProvider: any MessageSender] = [:]
+        var maxInFlight = 0
+        for provider in configured {
+            let client: any PushClient
+            do {
+                client = try clients.client(for: message.app, provider)
+            } catch .shutDown {
+                return .stopped
+            } catch {
+                return .aborted(error.description)
+            }
+            guard let sender = client.sender(for: message, settings: settings) else { continue }
+            senders[provider] = sender
+            maxInFlight += client.maxInFlight
         }
-        guard let topic = clients.settings(for: message.app)?.topic else { return .aborted("no APNs topic") }
+        let systems = senders.keys.flatMap(\.systems).filter(message.broadcast.includes).sorted { $0.rawValue < $1.rawValue }
+        if systems.isEmpty { return .completed }
         return try await FanOut(
-            claimed: claimed, content: content, systems: systems, topic: topic, client: client,
-            registrations: registrations, messages: messages, owner: owner, clock: clock, settings: settings,
-            stop: stop, metrics: metrics, logger: logger
+            claimed: claimed, senders: senders, systems: systems, maxInFlight: maxInFlight, context: context, logger: logger
         ).run()
+    }
+
+    /// What this dispatcher's fan-outs share.
+    private var context: DispatchContext {
+        DispatchContext(
+            registrations: registrations, messages: messages, owner: owner, clock: clock, settings: settings, stop: stop,
+            metrics: metrics)
     }
 
     /// The occurrence after the one that just ran, skipping any that passed while Herald was down

@@ -1,0 +1,21 @@
+import HeraldAPNs
+import HeraldCore
+import HeraldDispatch
+
+extension HeraldConfiguration {
+    /// How the dispatch engine makes each app's push clients, from the apps' provider blocks. A factory
+    /// reads the key files when first called: a file that went bad after start-up fails that app's
+    /// messages with the reason, not the server.
+    func providerFactories(clock: any WallClock) -> [String: [PushProvider: ProviderClients.Factory]] {
+        var factories: [String: [PushProvider: ProviderClients.Factory]] = [:]
+        for app in apps {
+            if let apns = app.apns {
+                factories[app.id, default: [:]][.apns] = { logger in
+                    let configuration = try apns.clientConfiguration(clock: clock)
+                    return APNsPushClient(client: try APNsClient(configuration: configuration, logger: logger), topic: apns.topic)
+                }
+            }
+        }
+        return factories
+    }
+}

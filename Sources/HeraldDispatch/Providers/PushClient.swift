@@ -1,0 +1,44 @@
+import HeraldCore
+import HeraldMetrics
+import HeraldStore
+
+/// One provider's answer to one send, reduced to what the fan-out acts on, whichever service answered.
+public struct ProviderAnswer: Sendable {
+    /// What happens next (done, retry, remove or deactivate the token, fail, abort the message).
+    public var decision: DeliveryDecision
+    /// The service's reason, for the delivery history and the failure message.
+    public var reason: String?
+    /// For the metrics: the outcome and a reason label from a bounded set (`unknown` for a new one).
+    public var outcome: HeraldMetrics.NotificationOutcome
+    public var reasonLabel: String?
+
+    public init(
+        decision: DeliveryDecision, reason: String?, outcome: HeraldMetrics.NotificationOutcome, reasonLabel: String?
+    ) {
+        self.decision = decision
+        self.reason = reason
+        self.outcome = outcome
+        self.reasonLabel = reasonLabel
+    }
+}
+
+/// Sends one message's notifications through one provider: built once per fan-out from the message's
+/// content for that provider, then called for every recipient the provider serves.
+public protocol MessageSender: Sendable {
+    var provider: PushProvider { get }
+    /// Sends to `recipient`; `completion` runs once, quickly, on the client's thread (or the caller's
+    /// when the send was refused before it left).
+    func send(_ recipient: Recipient, attempt: Int, completion: @escaping @Sendable (ProviderAnswer) -> Void)
+}
+
+/// One app's client for one provider (it owns connections and a thread), made on first use by
+/// `ProviderClients` and shut down with it.
+public protocol PushClient: Sendable {
+    var provider: PushProvider { get }
+    /// The sender for `message`, or nil when the message has nothing for this provider.
+    func sender(for message: StoredMessage, settings: DispatcherSettings) -> (any MessageSender)?
+    /// How many sends it keeps in flight at most (every stream of every connection).
+    var maxInFlight: Int { get }
+    /// Closes every connection; sends still pending end as cancelled.
+    func shutdown()
+}

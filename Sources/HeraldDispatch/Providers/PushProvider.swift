@@ -1,0 +1,32 @@
+import HeraldCore
+
+/// A push service Herald sends through. Each recipient goes to the one that serves its `os`.
+public enum PushProvider: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Apple Push Notification service: IOS and OSX devices.
+    case apns
+    /// Firebase Cloud Messaging HTTP v1: ANDROID devices.
+    case fcm
+
+    /// The provider that delivers to `os`, or nil when Herald has none for it (WP).
+    public static func serving(_ os: DeviceOS) -> PushProvider? {
+        switch os {
+        case .ios, .osx: .apns
+        case .android: .fcm
+        case .wp: nil
+        }
+    }
+
+    /// The systems this provider delivers to.
+    public var systems: [DeviceOS] { DeviceOS.allCases.filter { Self.serving($0) == self } }
+
+    /// The metric label and the configuration key (`apps[].apns`, `apps[].fcm`).
+    public var description: String { rawValue }
+
+    /// How an operator names it.
+    public var displayName: String {
+        switch self {
+        case .apns: "APNs"
+        case .fcm: "FCM"
+        }
+    }
+}
