@@ -21,7 +21,7 @@ import Testing
 
     func payload(_ json: String) throws -> [String: Any] {
         let request = try parse(json)
-        let content = try #require(request.content)
+        let content = try #require(request.contents?.apns)
         return try #require(try JSONSerialization.jsonObject(with: Data(content.payload)) as? [String: Any])
     }
 
@@ -31,7 +31,7 @@ import Testing
         #expect(request.broadcast == .all)
         #expect(request.singlecast == nil)
         #expect(request.schedule == PublishSchedule())
-        let content = try #require(request.content)
+        let content = try #require(request.contents?.apns)
         #expect(String(decoding: content.payload, as: UTF8.self) == #"{"aps":{"alert":{"body":"Hello"}}}"#)
         #expect(content.pushType == "alert")
         #expect(content.priority == nil)
@@ -70,7 +70,7 @@ import Testing
         #expect(aps["mutable-content"] as? Int == 1)
         #expect(root["orderId"] as? String == "42")
         #expect(Set(root.keys) == ["aps", "orderId"], "android-, wp- and the apns-* request headers stay out")
-        let content = try #require(request.content)
+        let content = try #require(request.contents?.apns)
         #expect(content.collapseId == "order-42")
         #expect(content.expiration == 0)
         #expect(content.priority == 10)
@@ -88,7 +88,7 @@ import Testing
 
     @Test func aSilentPushIsBackgroundAtPriorityFive() throws {
         let request = try parse(#"{"message": {"sync": true}, "headers": {"ios-content-available": "1"}}"#)
-        let content = try #require(request.content)
+        let content = try #require(request.contents?.apns)
         #expect(content.pushType == "background")
         #expect(content.priority == 5)
         #expect(String(decoding: content.payload, as: UTF8.self) == #"{"aps":{"content-available":1}}"#)
@@ -98,7 +98,7 @@ import Testing
     @Test func pubsubOnlyMessagesAreNotMappedForPush() throws {
         let request = try parse(#"{"message": {"k": 1}, "pushPolicy": "pubsub"}"#)
         #expect(request.policy == .pubsub)
-        #expect(request.content == nil)
+        #expect(request.contents == nil)
     }
 
     @Test func broadcastMasksAndNames() throws {

@@ -62,7 +62,7 @@ import Testing
 @Suite struct NextOccurrenceTests {
     func message(due: Int64, every: Int64?, until: Int64? = nil) -> StoredMessage {
         StoredMessage(
-            id: "m", app: "a", channel: try! ChannelName(validating: "c"), content: nil,
+            id: "m", app: "a", channel: try! ChannelName(validating: "c"), contents: nil,
             schedule: PublishSchedule(
                 publishAt: Timestamp(milliseconds: due), repeatEverySeconds: every,
                 repeatExpiresAt: until.map(Timestamp.init(milliseconds:))),

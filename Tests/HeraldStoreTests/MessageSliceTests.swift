@@ -13,8 +13,9 @@ import Testing
     func message(_ id: String = "message:1") throws -> StoredMessage {
         StoredMessage(
             id: id, app: "shop", channel: try Fixture.channel("news"), policy: .push, broadcast: [.ios, .osx],
-            content: PushContent(
-                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10, expiration: nil, collapseId: nil),
+            contents: MessageContents(
+                apns: APNsContent(
+                    payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10, expiration: nil, collapseId: nil)),
             dueAt: t0, createdAt: t0)
     }
 

@@ -12,9 +12,10 @@ import Testing
         StoredMessage(
             id: id, app: "shop", channel: try Fixture.channel("news"), publisherId: "svc", policy: .push,
             broadcast: [.ios, .osx], singlecast: singlecast,
-            content: PushContent(
-                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10,
-                expiration: 42, collapseId: "c"),
+            contents: MessageContents(
+                apns: APNsContent(
+                    payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10,
+                    expiration: 42, collapseId: "c")),
             schedule: PublishSchedule(publishAt: due, repeatEverySeconds: every), dueAt: due ?? t0, createdAt: t0)
     }
 

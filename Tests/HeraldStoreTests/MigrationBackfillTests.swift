@@ -81,4 +81,44 @@ import Testing
             #expect(devices == ["phone-1", nil, "phone-2"])
         }
     }
+
+    /// 0013 and 0014: a message stored with the APNs columns reads back with the same APNs content, now
+    /// from `contents`, and the old columns are gone; a message without a push stays without contents.
+    @Test(arguments: StoreBackendKind.allCases)
+    func storedMessagesKeepTheirAPNsContent(_ kind: StoreBackendKind) async throws {
+        let logger = Logger(label: "herald.tests")
+        try await kind.withEmptyBackend { backend in
+            let before = Array(Schema.migrations.prefix { $0.name < "0013" })
+            try await Migrator(backend: backend, migrations: before).migrate(logger: logger)
+            try await backend.write { db in
+                try await db.raw(
+                    """
+                    INSERT INTO messages (id, app_id, channel, policy, broadcast, payload, push_type, priority, apns_expiration,
+                        collapse_id, status, created_at, updated_at)
+                    VALUES ('message:a', 'shop', 'news', 'PUSH', 7, '{"aps":{"alert":"hi there"}}', 'alert', 10, 42, 'c',
+                        'published', 0, 0)
+                    """
+                ).run()
+                try await db.raw(
+                    """
+                    INSERT INTO messages (id, app_id, channel, policy, broadcast, status, created_at, updated_at)
+                    VALUES ('message:b', 'shop', 'news', 'PUBSUB', 7, 'published', 0, 0)
+                    """
+                ).run()
+            }
+            try await Migrator(backend: backend).migrate(logger: logger)
+            let store = SQLMessageStore(backend: backend)
+            let moved = try #require(try await store.message(app: "shop", id: "message:a"))
+            #expect(
+                moved.contents?.apns
+                    == APNsContent(
+                        payload: Array(#"{"aps":{"alert":"hi there"}}"#.utf8), pushType: "alert", priority: 10, expiration: 42,
+                        collapseId: "c"))
+            let plain = try #require(try await store.message(app: "shop", id: "message:b"))
+            #expect(plain.contents == nil)
+            await #expect(throws: (any Error).self) {
+                try await backend.read { db in try await db.raw("SELECT payload FROM messages").all() }
+            }
+        }
+    }
 }

@@ -1,5 +1,5 @@
 /// A validated `POST …/messaging/{channel}` body. Once built it holds everything the dispatcher
-/// needs, the APNs content included, so a message that was accepted can always be sent.
+/// needs, each provider's content included, so a message that was accepted can always be sent.
 public struct PublishRequest: Sendable, Equatable {
     /// The message as given: a string, or any JSON value (the alert body only when a string).
     public var message: JSONValue
@@ -12,8 +12,8 @@ public struct PublishRequest: Sendable, Equatable {
     /// When present, only the targeted devices the registry knows to match it.
     public var segment: Segment?
     public var schedule: PublishSchedule
-    /// What APNs receives; nil when the policy does not push.
-    public var content: PushContent?
+    /// What each push service receives; nil when the policy does not push.
+    public var contents: MessageContents?
 
     /// Validates a decoded body; unknown keys are ignored, as Backendless does.
     public init(json: JSONValue, now: Timestamp) throws(HeraldFault) {
@@ -32,7 +32,7 @@ public struct PublishRequest: Sendable, Equatable {
         singlecast = try Self.singlecast(body["pushSinglecast"])
         segment = try Segment.parse(body["segment"])
         schedule = try PublishSchedule.parse(body, now: now)
-        content = policy.pushes ? try PushContent(message: message, headers: headers) : nil
+        contents = policy.pushes ? try MessageContents(message: message, headers: headers) : nil
     }
 
     static func headers(_ value: JSONValue?) throws(HeraldFault) -> [String: JSONValue] {
@@ -52,7 +52,7 @@ public struct PublishRequest: Sendable, Equatable {
                 case .integer, .number, .bool, .null: break
                 case .array, .object:
                     // Custom keys may carry structure; the payload limit bounds them.
-                    if PushContent.isMapped(name) {
+                    if APNsContent.isMapped(name) {
                         throw .invalidParameter("headers.\(name.prefix(64))", "expected a string, number or boolean")
                     }
                 }

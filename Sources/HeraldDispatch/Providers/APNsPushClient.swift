@@ -19,7 +19,7 @@ public struct APNsPushClient: PushClient {
     public var maxInFlight: Int { client.configuration.maxInFlight }
 
     public func sender(for message: StoredMessage, settings: DispatcherSettings) -> (any MessageSender)? {
-        guard let content = message.content else { return nil }
+        guard let content = message.contents?.apns else { return nil }
         return APNsMessageSender(client: client, build: NotificationBuilder(content: content, topic: topic), policy: settings.retry)
     }
 
@@ -67,7 +67,7 @@ struct NotificationBuilder: Sendable {
     let collapseID: String?
     let topic: String
 
-    init(content: PushContent, topic: String) {
+    init(content: APNsContent, topic: String) {
         payload = APNsPayload(content.payload)
         pushType = APNsPushType(rawValue: content.pushType) ?? .alert
         priority = content.priority.flatMap(APNsPriority.init(rawValue:))

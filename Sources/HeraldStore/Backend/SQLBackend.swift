@@ -25,9 +25,15 @@ public protocol SQLBackend: Sendable {
 
     /// Closes every connection. The backend cannot be used afterwards.
     func close() async throws
+
+    /// The schema changed (a migration ran): connections that cached the old one must reload it before
+    /// their next query.
+    func schemaChanged() async throws
 }
 
 extension SQLBackend {
+    public func schemaChanged() async throws {}
+
     /// Whose clock decides leases and due times: the database's when several servers may share it.
     public var leaseClock: StoreClock { dialect.databaseNow == nil ? .caller : .database }
 }

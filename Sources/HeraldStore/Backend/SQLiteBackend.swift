@@ -130,6 +130,16 @@ public final class SQLiteBackend: SQLBackend {
         try await sql.raw("PRAGMA query_only = ON").run()
     }
 
+    /// Makes every read connection reload the schema now. SQLite notices a schema change only when a
+    /// statement steps, after SQLiteNIO has read the prepared statement's column names: the first query
+    /// of a reader that cached the old schema would otherwise match `SELECT *` columns to the wrong names
+    /// (a dropped column shifts the rest).
+    public func schemaChanged() async throws {
+        for reader in readers {
+            _ = try await reader.sql().raw("SELECT count(*) AS n FROM sqlite_master").all()
+        }
+    }
+
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if readers.isEmpty { return try await committer.run(body) }
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue

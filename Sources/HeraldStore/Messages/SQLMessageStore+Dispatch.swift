@@ -84,7 +84,7 @@ extension SQLMessageStore {
     ) async throws {
         let due = try await db.raw(
             """
-            SELECT id, app_id, channel, singlecast, payload, occurrences FROM messages
+            SELECT id, app_id, channel, singlecast, contents, occurrences FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """
@@ -94,7 +94,7 @@ extension SQLMessageStore {
             let occurrence = try row.decode(column: "occurrences", as: Int64.self)
             var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
             let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
-            let pushes = try row.decode(column: "payload", as: String?.self) != nil
+            let pushes = try row.decode(column: "contents", as: String?.self) != nil
             if slicing.maxSlices > 1, isBroadcast, pushes {
                 ranges = try await sliceRanges(
                     db, app: try row.decode(column: "app_id", as: String.self),

@@ -38,17 +38,15 @@ public struct SQLMessageStore: MessageStore {
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
         let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let payload = message.content.map { String(decoding: $0.payload, as: UTF8.self) }
+        let contents = message.contents?.encoded()
         try await backend.write { db in
             try await db.raw(
                 """
-                INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment,
-                    payload, push_type, priority, apns_expiration, collapse_id,
+                INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
                     publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
                 VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
                     \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                    \(bind: payload), \(bind: message.content?.pushType), \(bind: message.content?.priority),
-                    \(bind: message.content?.expiration), \(bind: message.content?.collapseId),
+                    \(bind: contents),
                     \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
                     \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
@@ -133,15 +131,7 @@ public struct SQLMessageStore: MessageStore {
             .map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) }
         let segment = try row.decode(column: "segment", as: String?.self)
             .map { try JSONDecoder().decode(Segment.self, from: Data($0.utf8)) }
-        var content: PushContent?
-        if let payload = try row.decode(column: "payload", as: String?.self) {
-            content = PushContent(
-                payload: Array(payload.utf8),
-                pushType: try row.decode(column: "push_type", as: String?.self) ?? "alert",
-                priority: try row.decode(column: "priority", as: Int?.self),
-                expiration: try row.decode(column: "apns_expiration", as: Int64?.self),
-                collapseId: try row.decode(column: "collapse_id", as: String?.self))
-        }
+        let contents = try row.decode(column: "contents", as: String?.self).map(MessageContents.init(decoding:))
         guard let status = MessageStatus(rawValue: try row.decode(column: "status", as: String.self)),
             let policy = PublishPolicy(rawValue: try row.decode(column: "policy", as: String.self))
         else {
@@ -159,7 +149,7 @@ public struct SQLMessageStore: MessageStore {
             broadcast: PushBroadcast(rawValue: try row.decode(column: "broadcast", as: Int.self)),
             singlecast: singlecast,
             segment: segment,
-            content: content,
+            contents: contents,
             schedule: PublishSchedule(
                 publishAt: try timestamp("publish_at"),
                 repeatEverySeconds: try row.decode(column: "repeat_every", as: Int64?.self),

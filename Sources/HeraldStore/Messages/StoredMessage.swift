@@ -13,7 +13,7 @@ public struct StoredMessage: Sendable, Equatable {
     /// Only the targeted devices that match it (app version, locale, model, last seen).
     public var segment: Segment?
     /// What APNs receives; nil when the policy does not push.
-    public var content: PushContent?
+    public var contents: MessageContents?
     public var schedule: PublishSchedule
     public var status: MessageStatus
     public var errorMessage: String?
@@ -26,7 +26,7 @@ public struct StoredMessage: Sendable, Equatable {
 
     public init(
         id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
-        broadcast: PushBroadcast = .all, singlecast: [String]? = nil, segment: Segment? = nil, content: PushContent?,
+        broadcast: PushBroadcast = .all, singlecast: [String]? = nil, segment: Segment? = nil, contents: MessageContents?,
         schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
         dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
         createdAt: Timestamp
@@ -39,7 +39,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.broadcast = broadcast
         self.singlecast = singlecast
         self.segment = segment
-        self.content = content
+        self.contents = contents
         self.schedule = schedule
         self.status = status
         self.errorMessage = errorMessage
@@ -54,7 +54,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.init(
             id: id, app: app, channel: channel, publisherId: request.publisherId, policy: request.policy,
             broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), segment: request.segment,
-            content: request.content,
+            contents: request.contents,
             schedule: request.schedule, dueAt: request.schedule.publishAt ?? now, createdAt: now)
     }
 }

@@ -62,6 +62,7 @@ public struct Migrator: Sendable {
                 applied.append(migration.name)
             }
         }
+        if !applied.isEmpty { try await backend.schemaChanged() }
         return applied
     }
 

@@ -256,5 +256,16 @@ enum Schema {
                 "CREATE INDEX messages_finished ON messages (updated_at) WHERE status IN ('published', 'failed', 'cancelled')"
             ]
         },
+        Migration(name: "0013_message_contents", backfill: MessageContentsMove.backfill) { _ in
+            [
+                // Every provider's content of a message, as JSON (`MessageContents`: `apns`, and `fcm` for
+                // Android); the backfill moves the APNs columns of existing rows into it.
+                "ALTER TABLE messages ADD COLUMN contents TEXT"
+            ]
+        },
+        Migration(name: "0014_drop_apns_columns") { _ in
+            // The APNs columns 0013 moved into `contents`. One statement per column: SQLite drops one at a time.
+            ["payload", "push_type", "priority", "apns_expiration", "collapse_id"].map { "ALTER TABLE messages DROP COLUMN \($0)" }
+        },
     ]
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What APNs receives for one message, built once per message from `message` and `headers` by
 /// the contract's mapping: the payload bytes and the APNs request headers.
-public struct PushContent: Sendable, Hashable, Codable {
+public struct APNsContent: Sendable, Hashable, Codable {
     /// The JSON payload (keys sorted, so equal messages give equal bytes).
     public var payload: [UInt8]
     /// `apns-push-type`: alert, or background (priority 5) for a silent push, unless a header says.
@@ -20,6 +20,29 @@ public struct PushContent: Sendable, Hashable, Codable {
         self.priority = priority
         self.expiration = expiration
         self.collapseId = collapseId
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case payload, pushType, priority, expiration, collapseId
+    }
+
+    /// Stored as JSON with the payload as its text (it is JSON itself), not as an array of byte values.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        payload = Array(try container.decode(String.self, forKey: .payload).utf8)
+        pushType = try container.decode(String.self, forKey: .pushType)
+        priority = try container.decodeIfPresent(Int.self, forKey: .priority)
+        expiration = try container.decodeIfPresent(Int64.self, forKey: .expiration)
+        collapseId = try container.decodeIfPresent(String.self, forKey: .collapseId)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(String(decoding: payload, as: UTF8.self), forKey: .payload)
+        try container.encode(pushType, forKey: .pushType)
+        try container.encodeIfPresent(priority, forKey: .priority)
+        try container.encodeIfPresent(expiration, forKey: .expiration)
+        try container.encodeIfPresent(collapseId, forKey: .collapseId)
     }
 
     /// The push types APNs knows (mirrors HeraldAPNs.APNsPushType, which HeraldCore cannot see).
