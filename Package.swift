@@ -111,19 +111,34 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
+        // What every provider mock shares: listeners and TLS, the HTTP/2 (and HTTP/1.1) connection
+        // handlers that ask a per-connection delegate what to answer, the control port, fast ids.
         .target(
-            name: "APNsMock",
+            name: "MockServerKit",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "fixtures/mock-kit/Sources/MockServerKit",
+            swiftSettings: strict
+        ),
+        // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
+        .target(
+            name: "APNsMock",
+            dependencies: [
+                "MockServerKit",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "fixtures/apns-mock/Sources/APNsMock",
             swiftSettings: strict
@@ -132,6 +147,7 @@ let package = Package(
             name: "apns-mock",
             dependencies: [
                 "APNsMock",
+                "MockServerKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "fixtures/apns-mock/Sources/apns-mock",
