@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "apns-mock", targets: ["apns-mock"]),
+        .executable(name: "fcm-mock", targets: ["fcm-mock"]),
         .library(name: "Herald", targets: ["Herald"]),
     ],
     dependencies: [
@@ -151,6 +152,33 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "fixtures/apns-mock/Sources/apns-mock",
+            swiftSettings: strict
+        ),
+        // The mock FCM HTTP v1 server (OAuth2 token endpoint and messages:send), like the APNs mock.
+        .target(
+            name: "FCMMock",
+            dependencies: [
+                "MockServerKit",
+                "HeraldCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "fixtures/fcm-mock/Sources/FCMMock",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fcm-mock",
+            dependencies: [
+                "FCMMock",
+                "MockServerKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/fcm-mock/Sources/fcm-mock",
             swiftSettings: strict
         ),
         .target(
