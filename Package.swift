@@ -13,6 +13,17 @@ let strict: [SwiftSetting] =
     + (Context.environment["HERALD_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } == true
         ? [.treatAllWarnings(as: .error)] : [])
 
+// What the provider mocks under fixtures/ import besides MockServerKit.
+let mockDependencies: [Target.Dependency] = [
+    "MockServerKit",
+    .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOHPACK", package: "swift-nio-http2"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    .product(name: "Crypto", package: "swift-crypto"),
+]
+
 let package = Package(
     name: "herald",
     platforms: [.macOS(.v15)],
@@ -129,18 +140,20 @@ let package = Package(
             path: "fixtures/mock-kit/Sources/MockServerKit",
             swiftSettings: strict
         ),
+        // The command-line half the mock executables share: common options and the process's life.
+        .target(
+            name: "MockServerCommand",
+            dependencies: [
+                "MockServerKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/mock-kit/Sources/MockServerCommand",
+            swiftSettings: strict
+        ),
         // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
         .target(
             name: "APNsMock",
-            dependencies: [
-                "MockServerKit",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            dependencies: mockDependencies,
             path: "fixtures/apns-mock/Sources/APNsMock",
             swiftSettings: strict
         ),
@@ -149,6 +162,7 @@ let package = Package(
             dependencies: [
                 "APNsMock",
                 "MockServerKit",
+                "MockServerCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "fixtures/apns-mock/Sources/apns-mock",
@@ -157,15 +171,8 @@ let package = Package(
         // The mock FCM HTTP v1 server (OAuth2 token endpoint and messages:send), like the APNs mock.
         .target(
             name: "FCMMock",
-            dependencies: [
-                "MockServerKit",
+            dependencies: mockDependencies + [
                 "HeraldCore",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "fixtures/fcm-mock/Sources/FCMMock",
@@ -176,6 +183,7 @@ let package = Package(
             dependencies: [
                 "FCMMock",
                 "MockServerKit",
+                "MockServerCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "fixtures/fcm-mock/Sources/fcm-mock",
