@@ -276,6 +276,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "FCMMockTests",
+            dependencies: [
+                "FCMMock", "HeraldCurl", "HeraldCore", "HeraldTestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HeraldAPNsTests",
             dependencies: [
                 "HeraldTestSupport",
