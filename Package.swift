@@ -13,6 +13,17 @@ let strict: [SwiftSetting] =
     + (Context.environment["HERALD_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } == true
         ? [.treatAllWarnings(as: .error)] : [])
 
+// What the provider mocks under fixtures/ import besides MockServerKit.
+let mockDependencies: [Target.Dependency] = [
+    "MockServerKit",
+    .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOHPACK", package: "swift-nio-http2"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    .product(name: "Crypto", package: "swift-crypto"),
+]
+
 let package = Package(
     name: "herald",
     platforms: [.macOS(.v15)],
@@ -20,6 +31,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "apns-mock", targets: ["apns-mock"]),
+        .executable(name: "fcm-mock", targets: ["fcm-mock"]),
         .library(name: "Herald", targets: ["Herald"]),
     ],
     dependencies: [
@@ -111,20 +123,37 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
+        // What every provider mock shares: listeners and TLS, the HTTP/2 (and HTTP/1.1) connection
+        // handlers that ask a per-connection delegate what to answer, the control port, fast ids.
         .target(
-            name: "APNsMock",
+            name: "MockServerKit",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
+            path: "fixtures/mock-kit/Sources/MockServerKit",
+            swiftSettings: strict
+        ),
+        // The command-line half the mock executables share: common options and the process's life.
+        .target(
+            name: "MockServerCommand",
+            dependencies: [
+                "MockServerKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/mock-kit/Sources/MockServerCommand",
+            swiftSettings: strict
+        ),
+        // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
+        .target(
+            name: "APNsMock",
+            dependencies: mockDependencies,
             path: "fixtures/apns-mock/Sources/APNsMock",
             swiftSettings: strict
         ),
@@ -132,6 +161,8 @@ let package = Package(
             name: "apns-mock",
             dependencies: [
                 "APNsMock",
+                "MockServerKit",
+                "MockServerCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "fixtures/apns-mock/Sources/apns-mock",
@@ -149,6 +180,27 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // The mock FCM HTTP v1 server (OAuth2 token endpoint and messages:send), like the APNs mock.
+        .target(
+            name: "FCMMock",
+            dependencies: mockDependencies + [
+                "HeraldCore",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "fixtures/fcm-mock/Sources/FCMMock",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fcm-mock",
+            dependencies: [
+                "FCMMock",
+                "MockServerKit",
+                "MockServerCommand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/fcm-mock/Sources/fcm-mock",
             swiftSettings: strict
         ),
         .target(
@@ -235,6 +287,14 @@ let package = Package(
                 "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FCMMockTests",
+            dependencies: [
+                "FCMMock", "HeraldCurl", "HeraldCore", "HeraldTestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
