@@ -1,3 +1,5 @@
+import HeraldCurl
+
 /// A send that got no answer from APNs: the notification may or may not have arrived, except
 /// where `kind` says the server never saw it.
 public struct APNsTransportError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,4 +35,19 @@ public struct APNsTransportError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     public var description: String { "\(kind.rawValue): \(message) (curl \(curlCode))" }
+}
+
+extension APNsTransportError.Kind {
+    /// The same failure as HeraldCurl sorts it.
+    init(_ kind: CurlFailureKind) {
+        switch kind {
+        case .connect: self = .connect
+        case .tls: self = .tls
+        case .streamReset: self = .streamReset
+        case .connectionLost: self = .connectionLost
+        case .timeout: self = .timeout
+        case .cancelled: self = .cancelled
+        case .other: self = .other
+        }
+    }
 }
