@@ -80,15 +80,15 @@ import Testing
     }
 
     @Test func curlCodesAreSortedOnceForEveryProvider() {
-        #expect(CurlFailureKind(curlCode: 7) == .connect)
-        #expect(CurlFailureKind(curlCode: 6) == .connect)
-        #expect(CurlFailureKind(curlCode: 28) == .timeout)
-        #expect(CurlFailureKind(curlCode: 60) == .tls)
-        #expect(CurlFailureKind(curlCode: 92) == .streamReset)
-        #expect(CurlFailureKind(curlCode: 18) == .streamReset)
-        #expect(CurlFailureKind(curlCode: 56) == .connectionLost)
-        #expect(CurlFailureKind(curlCode: -1) == .cancelled)
-        #expect(CurlFailureKind(curlCode: 3) == .other)
+        #expect(FCMTransportError.Kind(curlCode: 7) == .connect)
+        #expect(FCMTransportError.Kind(curlCode: 6) == .connect)
+        #expect(FCMTransportError.Kind(curlCode: 28) == .timeout)
+        #expect(FCMTransportError.Kind(curlCode: 60) == .tls)
+        #expect(FCMTransportError.Kind(curlCode: 92) == .streamReset)
+        #expect(FCMTransportError.Kind(curlCode: 18) == .streamReset)
+        #expect(FCMTransportError.Kind(curlCode: 56) == .connectionLost)
+        #expect(FCMTransportError.Kind(curlCode: -1) == .cancelled)
+        #expect(FCMTransportError.Kind(curlCode: 3) == .other)
         #expect(FCMTransportError(curlCode: 35, message: "").kind == .tls)
     }
 }

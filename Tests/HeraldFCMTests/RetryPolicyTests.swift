@@ -1,29 +1,21 @@
 import HeraldCore
+import HeraldCurl
 import Testing
 
 @testable import HeraldFCM
 
 @Suite struct RetryPolicyTests {
-    let policy = FCMRetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(120), quotaExceededDelay: .seconds(60))
+    let policy = FCMRetryPolicy(
+        backoff: Backoff(maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(120)), quotaExceededDelay: .seconds(60))
 
-    enum Expected: Equatable { case retry, removeToken, deactivate, abort, fail }
-
-    static func kind(_ decision: DeliveryDecision) -> Expected? {
-        switch decision {
-        case .retry: .retry
-        case .removeToken: .removeToken
-        case .deactivateToken: .deactivate
-        case .abort: .abort
-        case .fail: .fail
-        case .done: nil
-        }
-    }
+    /// What a decision is, without its delay or reason.
+    static func kind(_ decision: DeliveryDecision) -> String { decision.name }
 
     /// Every code on a first attempt, with a message that does not mention the token.
-    static let table: [FCMErrorCode: Expected] = [
-        .unregistered: .removeToken, .invalidArgument: .fail, .senderIDMismatch: .deactivate, .quotaExceeded: .retry,
-        .unavailable: .retry, .internal: .retry, .thirdPartyAuthError: .abort, .unauthenticated: .abort,
-        .permissionDenied: .abort, .notFound: .abort,
+    static let table: [FCMErrorCode: String] = [
+        .unregistered: "removeToken", .invalidArgument: "fail", .senderIDMismatch: "deactivateToken", .quotaExceeded: "retry",
+        .unavailable: "retry", .internal: "retry", .thirdPartyAuthError: "abort", .unauthenticated: "abort",
+        .permissionDenied: "abort", .notFound: "abort",
     ]
 
     @Test func everyKnownCodeHasADecision() {
@@ -70,7 +62,7 @@ import Testing
         #expect(policy.decide(quota, attempt: 1, using: &random) == .retry(after: .seconds(30)))
         #expect(policy.decide(quota, attempt: 2, using: &random) == .retry(after: .seconds(60)))
         #expect(policy.decide(quota, attempt: 3, using: &random) == .retry(after: .seconds(60)))  // capped at 120 s, halved
-        #expect(Self.kind(policy.decide(quota, attempt: 4, using: &random)) == .fail)
+        #expect(Self.kind(policy.decide(quota, attempt: 4, using: &random)) == "fail")
     }
 
     @Test func retryAfterIsHonouredUpToTheCap() {
@@ -89,13 +81,13 @@ import Testing
         #expect(policy.decide(unavailable, attempt: 1, using: &random) == .retry(after: .milliseconds(100)))
         #expect(policy.decide(unavailable, attempt: 2, using: &random) == .retry(after: .milliseconds(200)))
         let internalError = FCMOutcome.rejected(FCMResponse(status: 500, errorCode: .internal))
-        #expect(Self.kind(policy.decide(internalError, attempt: 4, using: &random)) == .fail)
+        #expect(Self.kind(policy.decide(internalError, attempt: 4, using: &random)) == "fail")
     }
 
     @Test func unknownCodesAreDecidedByStatus() {
         var random = FixedRandom(value: 0)
-        let cases: [(Int, Expected)] = [
-            (400, .fail), (401, .abort), (403, .abort), (404, .fail), (429, .retry), (500, .retry), (502, .retry),
+        let cases: [(Int, String)] = [
+            (400, "fail"), (401, "abort"), (403, "abort"), (404, "fail"), (429, "retry"), (500, "retry"), (502, "retry"),
         ]
         for (status, expected) in cases {
             let coded = FCMOutcome.rejected(FCMResponse(status: status, errorCode: .unknown("SOMETHING_NEW")))
@@ -107,10 +99,10 @@ import Testing
 
     @Test func transportFailuresAreTreatedAsForAPNs() {
         var random = FixedRandom(value: 0)
-        let cases: [(FCMTransportError.Kind, Int, Expected)] = [
-            (.connect, 7, .retry), (.timeout, 28, .retry), (.streamReset, 92, .retry), (.connectionLost, 56, .retry),
-            (.tls, 35, .retry), (.tls, 60, .abort), (.cancelled, -1, .fail), (.other, 3, .fail),
-            (.credentials, 0, .abort), (.tokenUnavailable, 0, .retry),
+        let cases: [(FCMTransportError.Kind, Int, String)] = [
+            (.connect, 7, "retry"), (.timeout, 28, "retry"), (.streamReset, 92, "retry"), (.connectionLost, 56, "retry"),
+            (.tls, 35, "retry"), (.tls, 60, "abort"), (.cancelled, -1, "fail"), (.other, 3, "fail"),
+            (.credentials, 0, "abort"), (.tokenUnavailable, 0, "retry"),
         ]
         for (kind, code, expected) in cases {
             let outcome = FCMOutcome.failed(FCMTransportError(kind: kind, curlCode: code, message: "x"))

@@ -131,9 +131,6 @@ public final class APNsClient: Sendable {
         var timestamp: Int64?
     }
 
-    /// Sorts libcurl's result codes into the failures a caller acts on differently (the shared
-    /// `CurlFailureKind`, in APNs's words).
-    static func transportKind(curlCode code: Int) -> APNsTransportError.Kind {
-        APNsTransportError.Kind(CurlFailureKind(curlCode: code))
-    }
+    /// Sorts libcurl's result codes into the failures a caller acts on differently.
+    static func transportKind(curlCode code: Int) -> APNsTransportError.Kind { APNsTransportError.Kind(curlCode: code) }
 }

@@ -1,3 +1,5 @@
+import HeraldCurl
+
 /// When the cached access token is used, refreshed or waited for: the decisions of `FCMAccessToken`
 /// as a plain value, so refresh timing and single flight are tested without a token endpoint.
 ///

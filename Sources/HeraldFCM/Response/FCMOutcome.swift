@@ -1,3 +1,5 @@
+import HeraldCurl
+
 /// How one send ended. Every message handed to the client ends in exactly one outcome.
 public enum FCMOutcome: Sendable, Hashable {
     /// FCM accepted it (200); the message's name, `projects/{project}/messages/{id}`.

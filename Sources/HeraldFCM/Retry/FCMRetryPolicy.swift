@@ -1,25 +1,21 @@
 import HeraldCore
+import HeraldCurl
 
 /// Decides, from one FCM send's outcome and how many attempts it has had, what happens next.
 /// A plain value so the whole table is tested without sockets.
 public struct FCMRetryPolicy: Sendable, Hashable {
-    /// Attempts in all, the first included, before a retryable failure becomes `fail`.
-    public var maxAttempts: Int
-    /// Delay before the second attempt after an outage; doubles each attempt after.
-    public var baseDelay: Duration
-    /// No delay grows past this, a `Retry-After` included.
-    public var maxDelay: Duration
+    /// How outages and quota answers back off: attempts in all, the base delay that doubles each
+    /// attempt, and the cap (a `Retry-After` included).
+    public var backoff: Backoff
     /// QUOTA_EXCEEDED means the project (or the device) sends too fast: start its backoff this high,
     /// so the first retry comes after half to all of it.
     public var quotaExceededDelay: Duration
 
     public init(
-        maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(120),
+        backoff: Backoff = Backoff(maxAttempts: 5, baseDelay: .milliseconds(250), maxDelay: .seconds(120)),
         quotaExceededDelay: Duration = .seconds(60)
     ) {
-        self.maxAttempts = max(1, maxAttempts)
-        self.baseDelay = baseDelay
-        self.maxDelay = maxDelay
+        self.backoff = backoff
         self.quotaExceededDelay = quotaExceededDelay
     }
 
@@ -112,7 +108,6 @@ public struct FCMRetryPolicy: Sendable, Hashable {
     private func retry<R: RandomNumberGenerator>(
         attempt: Int, from start: Duration? = nil, atLeast floor: Duration? = nil, because why: String, random: inout R
     ) -> DeliveryDecision {
-        Backoff(maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay).retry(
-            attempt: attempt, from: start, atLeast: floor, because: why, random: &random)
+        backoff.retry(attempt: attempt, from: start, atLeast: floor, because: why, random: &random)
     }
 }
