@@ -114,6 +114,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The FCM HTTP v1 client (Android): service-account OAuth tokens (RS256), sends on the shared
+        // curl layer, FCM's answers as typed outcomes and their retry policy.
+        .target(
+            name: "HeraldFCM",
+            dependencies: [
+                "HeraldCurl",
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Webhook events out: signing, retry policy and a libcurl easy-handle sender.
         .target(
             name: "HeraldWebhooks",
@@ -317,6 +330,17 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldFCMTests",
+            dependencies: [
+                "HeraldFCM",
+                "HeraldCurl",
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

@@ -45,6 +45,12 @@ public struct CurlTransfer: Sendable {
         public var body: [UInt8]
         /// The captured headers that arrived, by lower-case name.
         public var headers: [String: String]
+
+        public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
+            self.status = status
+            self.body = body
+            self.headers = headers
+        }
     }
 
     /// No answer: a connection, TLS or timeout failure, in curl's words.
@@ -52,16 +58,27 @@ public struct CurlTransfer: Sendable {
         public var code: Int
         public var message: String
         public var description: String { message }
+
+        public init(code: Int, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     private static let queue = DispatchQueue(label: "herald.curl.transfers", attributes: .concurrent)
     private static let initialized: Void = { _ = curl_global_init(ccurl_global_all()) }()
 
     public func perform() async -> Result<Response, Failure> {
-        _ = Self.initialized
-        return await withCheckedContinuation { continuation in
-            Self.queue.async { continuation.resume(returning: self.performBlocking()) }
+        await withCheckedContinuation { continuation in
+            perform { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Runs the transfer on a Dispatch worker thread and calls `completion` there, once: for callers
+    /// that are not async (a provider client whose sends wait for a token without holding a thread).
+    public func perform(completion: @escaping @Sendable (Result<Response, Failure>) -> Void) {
+        _ = Self.initialized
+        Self.queue.async { completion(self.performBlocking()) }
     }
 
     /// Runs the transfer on the calling thread.

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldCurl
 import Testing
 
 @testable import HeraldAPNs

@@ -132,18 +132,5 @@ public final class APNsClient: Sendable {
     }
 
     /// Sorts libcurl's result codes into the failures a caller acts on differently.
-    static func transportKind(curlCode code: Int) -> APNsTransportError.Kind {
-        switch code {
-        case -1: .cancelled
-        case 6, 7: .connect  // COULDNT_RESOLVE_HOST, COULDNT_CONNECT
-        case 28: .timeout  // OPERATION_TIMEDOUT
-        case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98: .tls  // SSL_* and PEER_FAILED_VERIFICATION
-        case 16, 92: .streamReset  // HTTP2 (framing, GOAWAY), HTTP2_STREAM (RST_STREAM, REFUSED_STREAM)
-        // PARTIAL_FILE: "HTTP/2 stream N was not closed cleanly", the server closed the stream or
-        // the connection (GOAWAY, dropped) before the answer was complete.
-        case 18: .streamReset
-        case 52, 55, 56: .connectionLost  // GOT_NOTHING, SEND_ERROR, RECV_ERROR
-        default: .other
-        }
-    }
+    static func transportKind(curlCode code: Int) -> APNsTransportError.Kind { APNsTransportError.Kind(curlCode: code) }
 }

@@ -1,3 +1,5 @@
+import HeraldCurl
+
 /// How one send ended. Every notification handed to the client ends in exactly one outcome.
 public enum APNsOutcome: Sendable, Hashable {
     /// APNs accepted it (200).

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldCurl
 
 /// Decides, from one send's outcome and how many attempts it has had, what happens next.
 /// A plain value so the whole table is tested without sockets.
@@ -49,7 +50,7 @@ public struct APNsRetryPolicy: Sendable, Hashable {
                 return .fail("cancelled before APNs answered")
             case .other:
                 return .fail("send failed: \(error.message)")
-            case .connect, .streamReset, .connectionLost, .timeout:
+            case .connect, .streamReset, .connectionLost, .timeout, .tokenUnavailable:
                 return retry(attempt: attempt, from: baseDelay, because: error.description, random: &random)
             }
         }

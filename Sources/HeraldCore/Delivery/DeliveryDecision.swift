@@ -19,3 +19,17 @@ public enum DeliveryDecision: Sendable, Hashable {
     /// This notification cannot be delivered; others can.
     case fail(String)
 }
+
+extension DeliveryDecision {
+    /// The decision without its details, for metric labels, logs and tables in tests.
+    public var name: String {
+        switch self {
+        case .done: "done"
+        case .retry: "retry"
+        case .removeToken: "removeToken"
+        case .deactivateToken: "deactivateToken"
+        case .abort: "abort"
+        case .fail: "fail"
+        }
+    }
+}

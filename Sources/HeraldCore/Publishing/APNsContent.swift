@@ -128,7 +128,8 @@ public struct APNsContent: Sendable, Hashable, Codable {
             || ["apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id"].contains(name)
     }
 
-    private static func text(_ headers: [String: JSONValue], _ name: String) throws(HeraldFault) -> String? {
+    /// A header given as text (or a whole number, written as text); nil when absent or null. Shared with FCMContent.
+    static func text(_ headers: [String: JSONValue], _ name: String) throws(HeraldFault) -> String? {
         switch headers[name] {
         case nil, .null: return nil
         case .string(let text): return text
@@ -137,7 +138,8 @@ public struct APNsContent: Sendable, Hashable, Codable {
         }
     }
 
-    private static func integer(_ value: JSONValue, _ name: String) throws(HeraldFault) -> Int64 {
+    /// A header given as a whole number or as its digits. Shared with FCMContent.
+    static func integer(_ value: JSONValue, _ name: String) throws(HeraldFault) -> Int64 {
         switch value {
         case .integer(let number): return number
         case .string(let text):
@@ -162,7 +164,8 @@ public struct APNsContent: Sendable, Hashable, Codable {
         }
     }
 
-    private static func encode(_ value: JSONValue) throws(HeraldFault) -> [UInt8] {
+    /// Compact JSON with sorted keys, so equal content gives equal bytes. Shared with FCMContent.
+    static func encode(_ value: JSONValue) throws(HeraldFault) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {

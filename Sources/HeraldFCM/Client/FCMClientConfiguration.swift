@@ -1,0 +1,84 @@
+import HeraldCore
+import HeraldCurl
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything one FCM client needs: which project, where FCM is, and how wide to multiplex.
+public struct FCMClientConfiguration: Sendable {
+    public var serviceAccount: FCMServiceAccount
+    /// FCM's base URL without a path; a mock's for tests (`http://` speaks cleartext HTTP/2).
+    public var baseURL: String
+    /// A CA file to trust for FCM and the token endpoint (a mock's); nil for the system's.
+    public var caFile: String?
+    /// HTTP/2 connections to open at most.
+    public var connections: Int
+    /// Concurrent streams per connection (Google's front ends allow 100).
+    public var streamsPerConnection: Int
+    public var connectTimeout: Duration
+    /// From queueing to answer, for sends and for token requests.
+    public var requestTimeout: Duration
+    /// Where token expiry and the assertion's `iat` come from.
+    public var clock: any WallClock
+
+    public static let defaultBaseURL = "https://fcm.googleapis.com"
+
+    public init(
+        serviceAccount: FCMServiceAccount, baseURL: String = FCMClientConfiguration.defaultBaseURL, caFile: String? = nil,
+        connections: Int = 4, streamsPerConnection: Int = 100, connectTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(30), clock: any WallClock = SystemClock()
+    ) {
+        self.serviceAccount = serviceAccount
+        self.baseURL = baseURL
+        self.caFile = caFile
+        self.connections = connections
+        self.streamsPerConnection = streamsPerConnection
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.clock = clock
+    }
+
+    /// Most messages that can be on the wire at once.
+    public var maxInFlight: Int { connections * streamsPerConnection }
+
+    /// The base URL without a trailing slash.
+    var base: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
+
+    /// Where this project's messages are posted.
+    var sendURL: String { base + "/v1/projects/" + serviceAccount.projectID + "/messages:send" }
+
+    func validated() throws(FCMConfigurationError) -> CurlSettings {
+        guard (1...64).contains(connections) else {
+            throw FCMConfigurationError("FCM connections must be between 1 and 64, not \(connections)")
+        }
+        guard (1...1000).contains(streamsPerConnection) else {
+            throw FCMConfigurationError("FCM streams per connection must be between 1 and 1000, not \(streamsPerConnection)")
+        }
+        let lower = base.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
+            throw FCMConfigurationError("the FCM URL must start with https:// (or http:// for a cleartext test server): \(baseURL)")
+        }
+        let projectIsPlain = serviceAccount.projectID.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || byte == 0x2d
+                || byte == 0x2e || byte == 0x5f || byte == 0x3a
+        }
+        guard projectIsPlain else {
+            throw FCMConfigurationError("the service account's project_id has characters a URL path cannot carry")
+        }
+        if let caFile {
+            guard let handle = fopen(caFile, "r") else { throw FCMConfigurationError("cannot read the FCM CA file \(caFile)") }
+            fclose(handle)
+        }
+        return CurlSettings(
+            cleartext: lower.hasPrefix("http://"), caFile: caFile, connectTimeoutMilliseconds: Self.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: Self.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}
