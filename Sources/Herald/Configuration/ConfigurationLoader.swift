@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPNs
 import HeraldCore
 import HeraldDispatch
+import HeraldFCM
 import HeraldStore
 import HeraldWebhooks
 import Logging
@@ -226,6 +227,7 @@ public enum ConfigurationLoader {
             apps.append(
                 AppConfiguration(
                     id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id),
+                    fcm: try readFCM(settings, prefix: "apps.\(index).fcm", app: id),
                     webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id)))
         }
         return apps
@@ -297,6 +299,33 @@ public enum ConfigurationLoader {
             throw fail(error.description)
         }
         try checkReadable(configuration, fail: fail)
+        return configuration
+    }
+
+    /// An app's `fcm` block, checked as far as it can be without a network: the values, the service-account
+    /// file (parsed, its key an RSA private key) and the CA file.
+    static func readFCM(_ settings: Settings, prefix: String, app: String) throws(ConfigurationError) -> FCMAppConfiguration? {
+        func value(_ name: String) -> String? { settings.string("\(prefix).\(name)").flatMap { $0.isEmpty ? nil : $0 } }
+        guard FCMAppConfiguration.settingNames.contains(where: { value($0) != nil }) else { return nil }
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError("configuration: app '\(app)' fcm: \(message)") }
+        guard let file = value("serviceAccountFile") else {
+            throw fail("serviceAccountFile (the service-account JSON key from Google) is required (\(prefix).serviceAccountFile)")
+        }
+        let url = value("url") ?? FCMClientConfiguration.defaultBaseURL
+        guard url.hasPrefix("https://") || url.hasPrefix("http://") else { throw fail("url must be an http(s) URL") }
+        let caFile = value("caFile")
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) { throw fail("caFile '\(caFile)' cannot be read") }
+        let connections = try settings.integer("\(prefix).connections") ?? 4
+        guard (1...64).contains(connections) else { throw fail("connections must be between 1 and 64") }
+        let streams = try settings.integer("\(prefix).streamsPerConnection") ?? 100
+        guard (1...1000).contains(streams) else { throw fail("streamsPerConnection must be between 1 and 1000") }
+        let configuration = FCMAppConfiguration(
+            serviceAccountFile: file, url: url, caFile: caFile, connections: connections, streamsPerConnection: streams)
+        do {
+            _ = try configuration.clientConfiguration()
+        } catch {
+            throw fail(error.description)
+        }
         return configuration
     }
 

@@ -32,6 +32,7 @@ indirect enum ConfigurationSchema: Sendable {
                     "id": .value,
                     "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
                     "apns": .values(APNsAppConfiguration.settingNames),
+                    "fcm": .values(FCMAppConfiguration.settingNames),
                     "webhook": .values("url", "secret", "secretFile", "caFile", "timeoutSeconds"),
                 ], required: ["id", "keys"])),
     ])

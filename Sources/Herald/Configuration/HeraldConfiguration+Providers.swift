@@ -1,6 +1,7 @@
 import HeraldAPNs
 import HeraldCore
 import HeraldDispatch
+import HeraldFCM
 
 extension HeraldConfiguration {
     /// How the dispatch engine makes each app's push clients, from the apps' provider blocks. A factory
@@ -13,6 +14,12 @@ extension HeraldConfiguration {
                 factories[app.id, default: [:]][.apns] = { logger in
                     let configuration = try apns.clientConfiguration(clock: clock)
                     return APNsPushClient(client: try APNsClient(configuration: configuration, logger: logger), topic: apns.topic)
+                }
+            }
+            if let fcm = app.fcm {
+                factories[app.id, default: [:]][.fcm] = { logger in
+                    let configuration = try fcm.clientConfiguration(clock: clock)
+                    return FCMPushClient(client: try FCMClient(configuration: configuration, logger: logger))
                 }
             }
         }

@@ -92,19 +92,25 @@ public struct HeraldConfiguration: Sendable {
     }
 }
 
-/// One app, its API keys, and how it reaches APNs.
+/// One app, its API keys, and how it reaches APNs and FCM.
 public struct AppConfiguration: Sendable, Equatable {
     public var id: String
     public var keys: [APIKey]
-    /// nil: the app registers devices, but its messages fail with a clear reason.
+    /// nil: the app registers Apple devices, but messages to them are not sent (and fail with a clear
+    /// reason when the app has no provider at all for them).
     public var apns: APNsAppConfiguration?
+    /// nil: the same for ANDROID devices.
+    public var fcm: FCMAppConfiguration?
     /// nil: no events are recorded for the app.
     public var webhook: WebhookTarget?
 
-    public init(id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, webhook: WebhookTarget? = nil) {
+    public init(
+        id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, fcm: FCMAppConfiguration? = nil, webhook: WebhookTarget? = nil
+    ) {
         self.id = id
         self.keys = keys
         self.apns = apns
+        self.fcm = fcm
         self.webhook = webhook
     }
 }

@@ -150,11 +150,12 @@ public struct FCMContent: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(encodedMessage: try container.decode([UInt8].self, forKey: .message))
+        // Stored as its JSON text, not as an array of byte values.
+        self.init(encodedMessage: Array(try container.decode(String.self, forKey: .message).utf8))
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(message, forKey: .message)
+        try container.encode(String(decoding: message, as: UTF8.self), forKey: .message)
     }
 }

@@ -6,16 +6,22 @@ import Foundation
 public struct MessageContents: Sendable, Hashable, Codable {
     /// The APNs payload and request headers (IOS and OSX devices).
     public var apns: APNsContent?
+    /// The FCM HTTP v1 message around each device's token (ANDROID devices).
+    public var fcm: FCMContent?
 
-    public init(apns: APNsContent?) {
+    public init(apns: APNsContent?, fcm: FCMContent? = nil) {
         self.apns = apns
+        self.fcm = fcm
     }
 
     /// Maps a published message and its headers for every provider; throws what the mapping throws
     /// (5041 when nothing would show or wake the app, 8008 for a header a service would refuse, 8000
     /// over a service's size limit).
     public init(message: JSONValue, headers: [String: JSONValue]) throws(HeraldFault) {
+        // Both are always built, whatever the broadcast: a header either service would refuse is refused
+        // at publish, and a message waiting in the store can go to a device that registers meanwhile.
         apns = try APNsContent(message: message, headers: headers)
+        fcm = try FCMContent(message: message, headers: headers)
     }
 
     /// The JSON the store keeps (keys sorted, so equal contents give equal text).

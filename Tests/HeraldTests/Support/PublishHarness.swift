@@ -1,4 +1,5 @@
 import APNsMock
+import FCMMock
 import Foundation
 import Herald
 import HeraldAPNs
@@ -33,6 +34,8 @@ enum PublishHarness {
         let outbox: SQLWebhookOutbox
         let clock: ManualClock
         let mock: APNsMock
+        /// The mock FCM, when the harness gave the app an `fcm` block.
+        let fcmMock: FCMMock?
         /// The server's metrics (what `GET /metrics` shows).
         let exporter: MetricsExporter
     }
@@ -58,7 +61,7 @@ enum PublishHarness {
 
     static func with(
         apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings, database: Database = .sqlite,
-        webhook: WebhookTarget? = nil,
+        webhook: WebhookTarget? = nil, fcm: Bool = false, fcmTokenLifetime: Int = 3599,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
@@ -75,10 +78,13 @@ enum PublishHarness {
         let mock = try await APNsMock.start(mockConfiguration)
         let scratch = try Scratch()
         defer { scratch.remove() }
+        let fcmMock = fcm ? try await startFCMMock(clock: clock, tokenLifetime: fcmTokenLifetime) : nil
+        let fcmSettings = try fcmMock.map { try fcmAppSettings($0, scratch: scratch) }
         @Sendable func run(_ url: DatabaseURL) async throws {
             try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
                 var apps = TestHerald.apps
                 if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
+                apps[0].fcm = fcmSettings
                 apps[0].webhook = webhook
                 let events = EventOutbox.forApps(apps)
                 let exporter = MetricsExporter()
@@ -97,7 +103,8 @@ enum PublishHarness {
                 try await app.test(.router) { client in
                     try await body(
                         Harness(
-                            client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock, exporter: exporter))
+                            client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock,
+                            fcmMock: fcmMock, exporter: exporter))
                 }
             }
         }
@@ -108,9 +115,36 @@ enum PublishHarness {
             }
         } catch {
             try? await mock.shutdown()
+            try? await fcmMock?.shutdown()
             throw error
         }
         try? await mock.shutdown()
+        try? await fcmMock?.shutdown()
+    }
+
+    /// The mock FCM over TLS, knowing the fixture service account, on the test's clock.
+    static func startFCMMock(clock: ManualClock, tokenLifetime: Int) async throws -> FCMMock {
+        var configuration = FCMMockConfiguration(
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey),
+            serviceAccounts: [try FCMServiceAccount(keyFile: FixtureFiles.path("fixtures/fcm/service-account.json"))])
+        configuration.accessTokenLifetime = tokenLifetime
+        configuration.threads = 1
+        configuration.now = { Double(clock.now.milliseconds) / 1000 }
+        return try await FCMMock.start(configuration)
+    }
+
+    /// The app's `fcm` block for the mock: a copy of the fixture service account whose `token_uri` is the
+    /// mock's token endpoint (`accountFile` another account's key, e.g. one the mock refuses).
+    static func fcmAppSettings(
+        _ mock: FCMMock, scratch: Scratch, accountFile: String = "fixtures/fcm/service-account.json"
+    ) throws -> FCMAppConfiguration {
+        let original = try Data(contentsOf: URL(fileURLWithPath: FixtureFiles.path(accountFile)))
+        var account = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
+        account["token_uri"] = mock.tokenURL
+        let path = scratch.path("service-account-\(UUID().uuidString.prefix(8)).json")
+        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path))
+        return FCMAppConfiguration(
+            serviceAccountFile: path, url: mock.baseURL, caFile: FixtureFiles.caFile, connections: 2, streamsPerConnection: 100)
     }
 
     /// Distinct 64-character hex tokens.

@@ -1,0 +1,94 @@
+import APNsMock
+import FCMMock
+import Foundation
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// One channel of Apple and Android devices: publish → dispatcher → APNs for IOS, FCM for ANDROID, in one
+/// fan-out with one checkpoint, against both mocks over TLS.
+@Suite struct MixedChannelTests {
+    /// Distinct FCM-shaped registration tokens.
+    static func androidToken(_ index: Int) -> String { "fcm-token-\(index)-" + String(repeating: "x", count: 40) }
+
+    static func registerAndroid(_ h: PublishHarness.Harness, _ range: Range<Int>, channel: String = "news") async throws {
+        for index in range {
+            let body =
+                #"{"deviceToken": "\#(androidToken(index))", "deviceId": "droid-\#(index)", "os": "ANDROID", "channels": ["\#(channel)"]}"#
+            let request = try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: h.clock.now)
+            _ = try await h.store.register(app: "shop", request, now: h.clock.now)
+        }
+    }
+
+    @Test(arguments: PublishHarness.Database.available)
+    func everyDeviceGetsItsServicesMappedPayloadOnce(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database, fcm: true) { h in
+            let fcm = try #require(h.fcmMock)
+            try await h.registerDevices(0..<30)
+            try await Self.registerAndroid(h, 0..<20)
+            let id = try await h.publish(
+                "news",
+                """
+                {"message": "Hello", "headers": {"ios-alert-title": "Hi", "android-content-title": "Hi droid",
+                 "android-channel-id": "offers", "android-priority": "high", "android-ttl": 600, "orderId": "42"}}
+                """)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 50)
+            #expect(status.delivery("failed") == 0)
+            #expect(h.mock.notifications().count == 30)
+            #expect(Set(h.mock.notifications().map(\.token)) == Set((0..<30).map(PublishHarness.token)))
+            let messages = fcm.messages(token: nil)
+            #expect(messages.count == 20)
+            #expect(Set(messages.compactMap(\.token)) == Set((0..<20).map(Self.androidToken)))
+            let message = try #require(messages.first).message
+            #expect(message["notification"]?["title"] == .string("Hi droid"))
+            #expect(message["notification"]?["body"] == .string("Hello"))
+            #expect(message["android"]?["priority"] == .string("HIGH"))
+            #expect(message["android"]?["ttl"] == .string("600s"))
+            #expect(message["android"]?["notification"]?["channel_id"] == .string("offers"))
+            #expect(message["data"]?["orderId"] == .string("42"))
+            // One access token served every send.
+            #expect(fcm.stats().tokenRequests == 1)
+        }
+    }
+
+    @Test func unregisteredAndroidTokensAreRemovedAndWrongOnesDeactivated() async throws {
+        try await PublishHarness.with(fcm: true) { h in
+            let fcm = try #require(h.fcmMock)
+            try await Self.registerAndroid(h, 0..<10)
+            fcm.script(token: Self.androidToken(3), .reject(.unregistered, retryAfter: nil), times: 1)
+            fcm.script(token: Self.androidToken(4), .reject(.senderIDMismatch, retryAfter: nil), times: 1)
+            let id = try await h.publish("news", #"{"message": "Hello"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 8)
+            #expect(status.delivery("tokensRemoved") == 1)
+            #expect(status.delivery("tokensDeactivated") == 1)
+            let again = try await h.publish("news", #"{"message": "Again"}"#)
+            let second = try await h.waitFor(again, status: "published")
+            #expect(second.delivery("sent") == 8, "the removed and the deactivated device are not sent to again")
+        }
+    }
+
+    @Test func quotaAndUnavailableAreRetriedToSuccess() async throws {
+        try await PublishHarness.with(fcm: true) { h in
+            let fcm = try #require(h.fcmMock)
+            try await Self.registerAndroid(h, 0..<5)
+            fcm.failNextSends(2, with: .unavailable, retryAfter: 0)
+            let id = try await h.publish("news", #"{"message": "Hello"}"#)
+            let status = try await h.waitFor(id, status: "published", timeout: .seconds(60))
+            #expect(status.delivery("sent") == 5)
+            #expect(fcm.messages(token: nil).count == 5)
+        }
+    }
+
+    @Test func anAppWithAPNsOnlySendsToItsAppleDevicesAndSkipsAndroid() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<5)
+            try await Self.registerAndroid(h, 0..<5)
+            let id = try await h.publish("news", #"{"message": "Hello"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 5)
+            #expect(h.mock.notifications().count == 5)
+        }
+    }
+}
