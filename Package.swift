@@ -351,6 +351,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldDispatch",
+                "HeraldFCM",
                 "HeraldStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import HeraldAPNs
+import HeraldFCM
 
 /// How the dispatcher runs messages. The defaults suit production; tests shorten the delays.
 public struct DispatcherSettings: Sendable, Equatable {
@@ -14,6 +15,8 @@ public struct DispatcherSettings: Sendable, Equatable {
     public var leaseSeconds: Double
     /// Backoff and attempts for retryable APNs failures.
     public var retry: APNsRetryPolicy
+    /// The same for FCM (QUOTA_EXCEEDED starts high, and `Retry-After` is honoured).
+    public var fcmRetry = FCMRetryPolicy()
     /// On a shared database (PostgreSQL), the most slices one occurrence's recipients are split into, so
     /// several instances send it together. SQLite has one server: a message is always one slice there.
     public var maxSlices: Int

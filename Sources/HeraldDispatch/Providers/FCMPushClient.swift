@@ -7,11 +7,9 @@ import HeraldStore
 /// FCM behind the provider seam: the app's client (its service account's project).
 public struct FCMPushClient: PushClient {
     public let client: FCMClient
-    public let policy: FCMRetryPolicy
 
-    public init(client: FCMClient, policy: FCMRetryPolicy = FCMRetryPolicy()) {
+    public init(client: FCMClient) {
         self.client = client
-        self.policy = policy
     }
 
     public var provider: PushProvider { .fcm }
@@ -19,7 +17,7 @@ public struct FCMPushClient: PushClient {
 
     public func sender(for message: StoredMessage, settings: DispatcherSettings) -> (any MessageSender)? {
         guard let content = message.contents?.fcm else { return nil }
-        return FCMMessageSender(client: client, content: content, policy: policy)
+        return FCMMessageSender(client: client, content: content, policy: settings.fcmRetry)
     }
 
     public func shutdown() { client.shutdown() }

@@ -233,6 +233,29 @@ import Testing
         #expect(message?.contains("app 'a' apns:") == true, "\(message ?? "accepted")")
     }
 
+    /// The fcm block: read with its defaults, and each wrong value stopped with one line naming it.
+    @Test func anFCMBlockIsCheckedAtStartUp() throws {
+        let account = FixtureFiles.path("fixtures/fcm/service-account.json")
+        func app(_ fcm: String) -> String { #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "server"}], "fcm": \#(fcm)}]}"# }
+        let configuration = try withFile(app(#"{"serviceAccountFile": "\#(account)"}"#)) {
+            try ConfigurationLoader.load(file: $0, environment: [:])
+        }
+        #expect(configuration.apps.first?.fcm == FCMAppConfiguration(serviceAccountFile: account))
+        #expect(configuration.apps.first?.apns == nil)
+        let missing = try failure(app(#"{"connections": 2}"#))
+        #expect(missing?.contains("app 'a' fcm: serviceAccountFile") == true, "\(missing ?? "accepted")")
+        let unreadable = try failure(app(#"{"serviceAccountFile": "/nonexistent/sa.json"}"#))
+        #expect(
+            unreadable?.contains("app 'a' fcm:") == true && unreadable?.contains("/nonexistent/sa.json") == true,
+            "\(unreadable ?? "accepted")")
+        let notAnAccount = try failure(app(#"{"serviceAccountFile": "\#(FixtureFiles.keyFile())"}"#))
+        #expect(notAnAccount?.contains("app 'a' fcm:") == true, "\(notAnAccount ?? "accepted")")
+        let streams = try failure(app(#"{"serviceAccountFile": "\#(account)", "streamsPerConnection": 0}"#))
+        #expect(streams?.contains("streamsPerConnection must be between 1 and 1000") == true, "\(streams ?? "accepted")")
+        let typo = try failure(app(#"{"serviceAccount": "\#(account)"}"#))
+        #expect(typo?.contains("did you mean 'apps[0].fcm.serviceAccountFile'") == true, "\(typo ?? "accepted")")
+    }
+
     /// A HERALD_* variable that names no setting is refused like an unknown key; the ones that are settings,
     /// and those of the build, tests and benchmarks, pass.
     @Test func unknownEnvironmentSettingsAreRefusedWithTheNearestName() throws {

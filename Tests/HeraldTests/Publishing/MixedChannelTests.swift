@@ -81,6 +81,36 @@ import Testing
         }
     }
 
+    @Test func quotaExceededWaitsForRetryAfter() async throws {
+        try await PublishHarness.with(fcm: true) { h in
+            let fcm = try #require(h.fcmMock)
+            try await Self.registerAndroid(h, 0..<3)
+            fcm.script(token: Self.androidToken(1), .reject(.quotaExceeded, retryAfter: 1), times: 1)
+            let started = ContinuousClock.now
+            let id = try await h.publish("news", #"{"message": "Hello"}"#)
+            let status = try await h.waitFor(id, status: "published", timeout: .seconds(60))
+            #expect(status.delivery("sent") == 3)
+            #expect(ContinuousClock.now - started >= .seconds(1), "the retry waited for Retry-After")
+            #expect(fcm.messages(token: Self.androidToken(1)).count == 1)
+        }
+    }
+
+    @Test func aRefusedServiceAccountFailsTheMessage() async throws {
+        try await PublishHarness.with(fcm: true) { h in
+            let fcm = try #require(h.fcmMock)
+            fcm.refuseServiceAccount("herald-test@herald-test.iam.gserviceaccount.com")
+            try await Self.registerAndroid(h, 0..<3)
+            let id = try await h.publish("news", #"{"message": "Hello"}"#)
+            let status = try await h.waitFor(id, status: "failed", timeout: .seconds(60))
+            guard case .string(let reason)? = status["errorMessage"] else {
+                Issue.record("no errorMessage in \(status)")
+                return
+            }
+            #expect(reason.contains("access token"), "\(reason)")
+            #expect(fcm.messages(token: nil).isEmpty)
+        }
+    }
+
     @Test func anAppWithAPNsOnlySendsToItsAppleDevicesAndSkipsAndroid() async throws {
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<5)

@@ -5,6 +5,7 @@ import Herald
 import HeraldAPNs
 import HeraldCore
 import HeraldDispatch
+import HeraldFCM
 import HeraldStore
 import HeraldTestSupport
 import HeraldWebhooks
@@ -21,11 +22,17 @@ enum PublishHarness {
     static let register = "/shop/k-client/messaging/registrations"
 
     /// Fast retries and a short poll, so retry and scheduling tests take milliseconds.
-    static let fastSettings = DispatcherSettings(
-        pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5,
-        retry: APNsRetryPolicy(
-            maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40),
-            tooManyRequestsDelay: .milliseconds(10)))
+    static let fastSettings: DispatcherSettings = {
+        var settings = DispatcherSettings(
+            pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5,
+            retry: APNsRetryPolicy(
+                maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40),
+                tooManyRequestsDelay: .milliseconds(10)))
+        // A Retry-After is still honoured, up to 2 s.
+        settings.fcmRetry = FCMRetryPolicy(
+            backoff: Backoff(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .seconds(2)), quotaExceededDelay: .milliseconds(10))
+        return settings
+    }()
 
     struct Harness: Sendable {
         let client: any TestClientProtocol
