@@ -111,6 +111,29 @@ import Testing
         }
     }
 
+    /// Access tokens that stop working between fan-outs: revoked (every send of the burst gets 401) or
+    /// simply expired on the clock. Either way one new token serves every send, and nothing is lost.
+    @Test func aStaleAccessTokenIsReplacedOnceForAllSends() async throws {
+        try await PublishHarness.with(fcm: true, fcmTokenLifetime: 600) { h in
+            let fcm = try #require(h.fcmMock)
+            try await Self.registerAndroid(h, 0..<40)
+            let first = try await h.publish("news", #"{"message": "One"}"#)
+            #expect(try await h.waitFor(first, status: "published").delivery("sent") == 40)
+            #expect(fcm.stats().tokenRequests == 1)
+
+            fcm.revokeAccessTokens()
+            let second = try await h.publish("news", #"{"message": "Two"}"#)
+            #expect(try await h.waitFor(second, status: "published").delivery("sent") == 40)
+            #expect(fcm.stats().tokenRequests == 2, "40 sends refused with 401 fetched one token between them")
+
+            h.clock.advance(milliseconds: 601_000)
+            let third = try await h.publish("news", #"{"message": "Three"}"#)
+            #expect(try await h.waitFor(third, status: "published").delivery("sent") == 40)
+            #expect(fcm.stats().tokenRequests == 3, "an expired token is replaced once, before the sends")
+            #expect(fcm.messages(token: nil).count == 120)
+        }
+    }
+
     @Test func anAppWithAPNsOnlySendsToItsAppleDevicesAndSkipsAndroid() async throws {
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<5)
