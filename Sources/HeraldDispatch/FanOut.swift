@@ -127,7 +127,8 @@ struct FanOut: Sendable {
             if ending != .stopped {
                 for retry in state.retries {
                     state.progress.record(
-                        page: retry.send.page, .failed, device: historyDevice(retry.send), reason: "not retried: the message ended")
+                        page: retry.send.page, .failed, os: retry.send.recipient.os, device: historyDevice(retry.send),
+                        reason: "not retried: the message ended")
                 }
                 state.retries.removeAll()
             }
@@ -204,7 +205,7 @@ struct FanOut: Sendable {
                         // The page query selects only `systems`; a recipient outside them has no sender.
                         state.withLock {
                             $0.progress.record(
-                                page: number, .failed, device: historyDevice(recipient),
+                                page: number, .failed, os: recipient.os, device: historyDevice(recipient),
                                 reason: "no push provider for \(recipient.os.rawValue)")
                         }
                         continue
@@ -241,12 +242,13 @@ struct FanOut: Sendable {
         let page = send.page
         let recipient = send.recipient
         let device = historyDevice(send)
+        let os = recipient.os
         switch decision {
         case .done:
-            state.progress.record(page: page, .sent, device: device)
+            state.progress.record(page: page, .sent, os: os, device: device)
         case .retry(let after):
             if state.abort != nil || state.halt == .cancelled {
-                state.progress.record(page: page, .failed, device: device, reason: reason ?? "not retried: the message ended")
+                state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? "not retried: the message ended")
             } else {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send))
             }
@@ -257,17 +259,17 @@ struct FanOut: Sendable {
                     TokenRemoval(
                         deviceKey: recipient.key, deviceToken: recipient.deviceToken,
                         invalidSince: since.map(Timestamp.init(milliseconds:)),
-                        reason: reason)), device: device, reason: reason)
+                        reason: reason, os: os)), os: os, device: device, reason: reason)
         case .deactivateToken:
             state.progress.record(
                 page: page,
-                .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason)),
-                device: device, reason: reason)
+                .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason, os: os)),
+                os: os, device: device, reason: reason)
         case .abort(let failure):
-            state.progress.record(page: page, .failed, device: device, reason: reason ?? failure)
+            state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? failure)
             if state.abort == nil { state.abort = failure }
         case .fail(let failure):
-            state.progress.record(page: page, .failed, device: device, reason: reason ?? failure)
+            state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? failure)
             state.lastFailure = failure
         }
     }

@@ -1,4 +1,5 @@
 import DequeModule
+import HeraldCore
 import HeraldStore
 
 /// The bookkeeping of one fan-out, without I/O: which pages are open, how each send ended, and what a
@@ -33,6 +34,9 @@ struct FanOutProgress {
         var outstanding: Int
         var sent: Int64 = 0
         var failed: Int64 = 0
+        /// The part of `sent` and `failed` that went to ANDROID devices.
+        var androidSent: Int64 = 0
+        var androidFailed: Int64 = 0
         var remove: [TokenRemoval] = []
         var deactivate: [TokenDeactivation] = []
         var deliveries: [DeliveryRecord] = []
@@ -71,9 +75,10 @@ struct FanOutProgress {
         return number
     }
 
-    /// Records the final result of one send of page `number`; with `device`, also for its delivery history
-    /// (written with the page's checkpoint), with APNs's `reason` when there is one.
-    mutating func record(page number: Int, _ result: Result, device: String? = nil, reason: String? = nil) {
+    /// Records the final result of one send of page `number` to a device on `os` (for the per-platform
+    /// counts); with `device`, also for its delivery history (written with the page's checkpoint), with the
+    /// service's `reason` when there is one.
+    mutating func record(page number: Int, _ result: Result, os: DeviceOS = .ios, device: String? = nil, reason: String? = nil) {
         guard let first = pages.first, number >= first.number, number - first.number < pages.count else {
             preconditionFailure("result for page \(number), which is not open")
         }
@@ -83,6 +88,9 @@ struct FanOutProgress {
         unanswered -= 1
         dirty = true
         if let device { pages[index].deliveries.append(DeliveryRecord(deviceId: device, outcome: result.outcome, reason: reason)) }
+        if os == .android {
+            if result == .sent { pages[index].androidSent += 1 } else { pages[index].androidFailed += 1 }
+        }
         switch result {
         case .sent: pages[index].sent += 1
         case .failed: pages[index].failed += 1
@@ -108,6 +116,8 @@ struct FanOutProgress {
             checkpoint.cursor = page.lastKey
             checkpoint.sent += page.sent
             checkpoint.failed += page.failed
+            checkpoint.androidSent += page.androidSent
+            checkpoint.androidFailed += page.androidFailed
             checkpoint.remove += page.remove
             checkpoint.deactivate += page.deactivate
             checkpoint.deliveries += page.deliveries

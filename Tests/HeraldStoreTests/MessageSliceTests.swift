@@ -57,7 +57,9 @@ import Testing
             for (owner, slice) in claimed.sorted(by: { $0.key < $1.key }) {
                 let sent = Int64(try await members(store, slice).count)
                 let status = try await messages.checkpoint(
-                    FanOutCheckpoint(messageId: "message:1", slice: slice.slice, cursor: slice.upTo, sent: sent - 1, failed: 1, pending: 0),
+                    FanOutCheckpoint(
+                        messageId: "message:1", slice: slice.slice, cursor: slice.upTo, sent: sent - 1, failed: 1, androidSent: 2,
+                        androidFailed: 1, pending: 0),
                     owner: owner, now: t0, leaseUntil: lease)
                 #expect(status == .running)
                 #expect(
@@ -71,7 +73,10 @@ import Testing
                 #expect(stored.status == (owner == "c" ? .published : .running))
             }
             let done = try #require(try await messages.message(app: "shop", id: "message:1"))
-            #expect(done.deliveries == DeliveryCounts(sent: 27, failed: 3, pending: 0))
+            #expect(
+                done.deliveries == DeliveryCounts(sent: 27, failed: 3, pending: 0, android: PlatformCounts(sent: 6, failed: 3)),
+                "each platform's part is folded with the totals")
+            #expect(done.deliveries.ios == PlatformCounts(sent: 21, failed: 0))
             #expect(done.occurrences == 1)
             #expect(try await messages.hasDue(now: t0) == false)
         }

@@ -30,6 +30,37 @@ import Testing
         }
     }
 
+    /// Finished messages older than the cutoff go in batches until none is left, of one app or of all;
+    /// newer ones and unfinished ones stay.
+    @Test(arguments: StoreBackendKind.allCases)
+    func pruningFinishedMessagesWorksThroughEveryBatchAndKeepsToItsApp(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            func insert(_ id: String, app: String, status: MessageStatus, at: Timestamp) async throws {
+                var stored = try message(id)
+                stored.app = app
+                stored.status = status
+                stored.dueAt = status == .scheduled ? at : nil
+                try await messages.insert(stored, now: at)
+            }
+            let old = t0
+            let cutoff = t0.adding(milliseconds: 1000)
+            for index in 0..<7 { try await insert("message:shop-\(index)", app: "shop", status: .published, at: old) }
+            try await insert("message:shop-failed", app: "shop", status: .failed, at: old)
+            try await insert("message:shop-new", app: "shop", status: .published, at: cutoff.adding(milliseconds: 1))
+            try await insert("message:shop-waiting", app: "shop", status: .scheduled, at: old)
+            for index in 0..<2 { try await insert("message:blog-\(index)", app: "blog", status: .cancelled, at: old) }
+
+            #expect(try await messages.pruneFinished(before: cutoff, batchSize: 3, app: "shop") == 8, "three batches and a short one")
+            #expect(try await messages.message(app: "shop", id: "message:shop-0") == nil)
+            #expect(try await messages.message(app: "shop", id: "message:shop-new") != nil, "finished after the cutoff: kept")
+            #expect(try await messages.message(app: "shop", id: "message:shop-waiting") != nil, "not finished: kept")
+            #expect(try await messages.message(app: "blog", id: "message:blog-0") != nil, "another app's: kept")
+            #expect(try await messages.pruneFinished(before: cutoff, batchSize: 3, app: nil) == 2)
+            #expect(try await messages.message(app: "blog", id: "message:blog-1") == nil)
+        }
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func onlyDueMessagesAreClaimedAndALeaseKeepsOthersOut(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { _, backend in
@@ -149,7 +180,9 @@ import Testing
             let since = t0.adding(milliseconds: 5_000)
             let checkpoint = FanOutCheckpoint(
                 messageId: "message:1", cursor: nil, failed: 4, pending: 0,
-                remove: ["old", "renewed"].map { TokenRemoval(deviceKey: key[$0]!, deviceToken: "aabbccdd", invalidSince: since) }
+                remove: ["old", "renewed"].map {
+                    TokenRemoval(deviceKey: key[$0]!, deviceToken: "aabbccdd", invalidSince: since, os: .android)
+                }
                     + [TokenRemoval(deviceKey: key["newtoken"]!, deviceToken: "aabbccdd", invalidSince: since)],
                 deactivate: [TokenDeactivation(deviceKey: key["bad"]!, deviceToken: "aabbccdd")])
             _ = try await messages.checkpoint(checkpoint, owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000))
@@ -159,6 +192,9 @@ import Testing
             #expect(try await store.device(app: "shop", deviceId: "bad", now: t0)?.isActive == false)
             let counts = try await messages.message(app: "shop", id: "message:1")?.deliveries
             #expect(counts?.tokensRemoved == 1 && counts?.tokensDeactivated == 1)
+            // Per platform, only what was in fact removed or deactivated counts.
+            #expect(counts?.android == PlatformCounts(tokensRemoved: 1))
+            #expect(counts?.ios == PlatformCounts(failed: 4, tokensDeactivated: 1))
         }
     }
 

@@ -63,17 +63,12 @@ struct MessageRoutes {
         let id = try Self.messageID(context)
         let appId = try context.appId()
         guard let message = try await messages.message(app: appId, id: id) else { throw HeraldFault.messageNotCancellable }
-        let counts = message.deliveries
         return JSONBody.response(
             .object([
                 "messageId": .string(message.id),
                 "status": .string(message.status.contractStatus),
                 "errorMessage": message.errorMessage.map(JSONValue.string) ?? .null,
-                "deliveries": .object([
-                    "targeted": .integer(counts.targeted), "sent": .integer(counts.sent), "failed": .integer(counts.failed),
-                    "pending": .integer(counts.pending), "tokensRemoved": .integer(counts.tokensRemoved),
-                    "tokensDeactivated": .integer(counts.tokensDeactivated),
-                ]),
+                "deliveries": message.deliveries.json,
                 "occurrences": .integer(message.occurrences),
                 "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
             ]))

@@ -111,6 +111,9 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     public var cursor: Int64?
     public var sent: Int64
     public var failed: Int64
+    /// The part of `sent` and `failed` that went to ANDROID devices (through FCM), for the per-platform counts.
+    public var androidSent: Int64
+    public var androidFailed: Int64
     /// The new pending count (not a delta).
     public var pending: Int64
     /// Devices whose token APNs reported unregistered (410).
@@ -122,8 +125,8 @@ public struct FanOutCheckpoint: Sendable, Equatable {
 
     public init(
         messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
-        failed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = [],
-        deliveries: [DeliveryRecord] = []
+        failed: Int64 = 0, androidSent: Int64 = 0, androidFailed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [],
+        deactivate: [TokenDeactivation] = [], deliveries: [DeliveryRecord] = []
     ) {
         self.messageId = messageId
         self.slice = slice
@@ -132,6 +135,8 @@ public struct FanOutCheckpoint: Sendable, Equatable {
         self.cursor = cursor
         self.sent = sent
         self.failed = failed
+        self.androidSent = androidSent
+        self.androidFailed = androidFailed
         self.pending = pending
         self.remove = remove
         self.deactivate = deactivate
@@ -169,12 +174,15 @@ public struct TokenRemoval: Sendable, Equatable {
     public var invalidSince: Timestamp?
     /// APNs's reason (`Unregistered`), for the app's webhook event.
     public var reason: String?
+    /// The device's platform, for the per-platform counts.
+    public var os: DeviceOS
 
-    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil) {
+    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil, os: DeviceOS = .ios) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
         self.invalidSince = invalidSince
         self.reason = reason
+        self.os = os
     }
 }
 
@@ -184,10 +192,13 @@ public struct TokenDeactivation: Sendable, Equatable {
     public var deviceToken: String
     /// APNs's reason (`BadDeviceToken`, `DeviceTokenNotForTopic`), for the app's webhook event.
     public var reason: String?
+    /// The device's platform, for the per-platform counts.
+    public var os: DeviceOS
 
-    public init(deviceKey: Int64, deviceToken: String, reason: String? = nil) {
+    public init(deviceKey: Int64, deviceToken: String, reason: String? = nil, os: DeviceOS = .ios) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
         self.reason = reason
+        self.os = os
     }
 }

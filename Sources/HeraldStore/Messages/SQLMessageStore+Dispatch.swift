@@ -178,25 +178,28 @@ extension SQLMessageStore {
     /// When none is left, the occurrence is over: `occurrences` goes up by one, and a message that ended
     /// early (failed or cancelled) gets its `message.finished` event here, with its final counts.
     func fold(_ db: any SQLDatabase, id: String, slices: SQLQueryString, now: SQLQueryString, at: Int64) async throws {
+        let columns = Self.countColumns.filter { $0 != "pending" }
         let folded = try await db.raw(
             """
             DELETE FROM message_slices WHERE message_id = \(bind: id) AND \(slices)
-            RETURNING sent, failed, tokens_removed, tokens_deactivated
+            RETURNING \(unsafeRaw: columns.joined(separator: ", "))
             """
         ).all()
         guard !folded.isEmpty else { return }
-        var sums: [Int64] = [0, 0, 0, 0]
+        var sums = [Int64](repeating: 0, count: columns.count)
         for row in folded {
-            for (index, column) in ["sent", "failed", "tokens_removed", "tokens_deactivated"].enumerated() {
+            for (index, column) in columns.enumerated() {
                 sums[index] += try row.decode(column: column, as: Int64.self)
             }
         }
+        let additions = zip(columns, sums).map { column, sum -> SQLQueryString in
+            "\(unsafeRaw: column) = \(unsafeRaw: column) + \(bind: sum)"
+        }.joined(separator: ", ")
         let remaining = try await db.raw("SELECT COUNT(*) AS remaining FROM message_slices WHERE message_id = \(bind: id)").first()
         let over: Int64 = try remaining?.decode(column: "remaining", as: Int.self) == 0 ? 1 : 0
         let ended = try await db.raw(
             """
-            UPDATE messages SET sent = sent + \(bind: sums[0]), failed = failed + \(bind: sums[1]),
-                tokens_removed = tokens_removed + \(bind: sums[2]), tokens_deactivated = tokens_deactivated + \(bind: sums[3]),
+            UPDATE messages SET \(additions),
                 occurrences = occurrences + \(bind: over), pending = 0, updated_at = \(now)
             WHERE id = \(bind: id)
             RETURNING status, occurrences, error_message
@@ -246,6 +249,7 @@ extension SQLMessageStore {
             }
             try await Self.recordDeliveries(db, checkpoint, at: recordedAt)
             var removed: Int64 = 0
+            var androidRemoved: Int64 = 0
             for removal in checkpoint.remove {
                 // Registrations go with the device (ON DELETE CASCADE).
                 let rows = try await db.raw(
@@ -256,6 +260,7 @@ extension SQLMessageStore {
                     """
                 ).all()
                 removed += Int64(rows.count)
+                if removal.os == .android { androidRemoved += Int64(rows.count) }
                 for row in rows {
                     try await events.append(
                         db, app: try row.decode(column: "app_id", as: String.self), type: .deviceTokenRemoved,
@@ -264,6 +269,7 @@ extension SQLMessageStore {
                 }
             }
             var deactivated: Int64 = 0
+            var androidDeactivated: Int64 = 0
             for deactivation in checkpoint.deactivate {
                 let rows = try await db.raw(
                     """
@@ -274,6 +280,7 @@ extension SQLMessageStore {
                     """
                 ).all()
                 deactivated += Int64(rows.count)
+                if deactivation.os == .android { androidDeactivated += Int64(rows.count) }
                 for row in rows {
                     var data = try Self.deviceEvent(
                         row, token: deactivation.deviceToken, message: checkpoint.messageId, reason: deactivation.reason)
@@ -289,7 +296,11 @@ extension SQLMessageStore {
                     sent = sent + \(bind: checkpoint.sent), failed = failed + \(bind: checkpoint.failed),
                     pending = \(bind: checkpoint.pending),
                     tokens_removed = tokens_removed + \(bind: removed),
-                    tokens_deactivated = tokens_deactivated + \(bind: deactivated)
+                    tokens_deactivated = tokens_deactivated + \(bind: deactivated),
+                    android_sent = android_sent + \(bind: checkpoint.androidSent),
+                    android_failed = android_failed + \(bind: checkpoint.androidFailed),
+                    android_tokens_removed = android_tokens_removed + \(bind: androidRemoved),
+                    android_tokens_deactivated = android_tokens_deactivated + \(bind: androidDeactivated)
                 WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
                 """
             ).run()
@@ -384,10 +395,7 @@ extension SQLMessageStore {
                 "messageId": .string(id), "channel": .string(try row.decode(column: "channel", as: String.self)),
                 "occurrence": .integer(occurrence + 1), "status": .string(status.rawValue),
                 "errorMessage": error.map(JSONValue.string) ?? .null,
-                "deliveries": .object([
-                    "sent": .integer(counts.sent), "failed": .integer(counts.failed), "targeted": .integer(counts.targeted),
-                    "tokensRemoved": .integer(counts.tokensRemoved), "tokensDeactivated": .integer(counts.tokensDeactivated),
-                ]),
+                "deliveries": counts.json,
             ], at: at)
     }
 

@@ -19,20 +19,36 @@ public struct SQLMessageStore: MessageStore {
         self.events = events
     }
 
+    /// The count columns a message row and each of its slices have.
+    static let countColumns = [
+        "sent", "failed", "pending", "tokens_removed", "tokens_deactivated",
+        "android_sent", "android_failed", "android_tokens_removed", "android_tokens_deactivated",
+    ]
+
+    /// Each count column as the message's value plus its slices' (the occurrence in progress), for a
+    /// SELECT over `messages m`: one statement, so a fold (slice counts moved into the message) committing
+    /// in between cannot make counts dip.
+    static let summedCounts = countColumns.map { column -> String in
+        "m.\(column) + (SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS total_\(column)"
+    }.joined(separator: ", ")
+
+    /// The counts in `row`, read from the count columns whose names start with `prefix`.
+    static func decodeCounts(_ row: any SQLRow, prefix: String = "") throws -> DeliveryCounts {
+        func value(_ column: String) throws -> Int64 { try row.decode(column: prefix + column, as: Int64.self) }
+        return DeliveryCounts(
+            sent: try value("sent"), failed: try value("failed"), pending: try value("pending"),
+            tokensRemoved: try value("tokens_removed"), tokensDeactivated: try value("tokens_deactivated"),
+            android: PlatformCounts(
+                sent: try value("android_sent"), failed: try value("android_failed"),
+                tokensRemoved: try value("android_tokens_removed"), tokensDeactivated: try value("android_tokens_deactivated")))
+    }
+
     /// The message's counts: its row plus its slices' (the occurrence in progress), in one statement.
     static func counts(_ db: any SQLDatabase, id: String) async throws -> DeliveryCounts {
-        let columns = ["sent", "failed", "pending", "tokens_removed", "tokens_deactivated"]
-        let sums = columns.map { column -> String in
-            "m.\(column) + (SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS \(column)"
-        }.joined(separator: ", ")
-        guard let row = try await db.raw("SELECT \(unsafeRaw: sums) FROM messages m WHERE m.id = \(bind: id)").first() else {
+        guard let row = try await db.raw("SELECT \(unsafeRaw: summedCounts) FROM messages m WHERE m.id = \(bind: id)").first() else {
             return DeliveryCounts()
         }
-        return DeliveryCounts(
-            sent: try row.decode(column: "sent", as: Int64.self), failed: try row.decode(column: "failed", as: Int64.self),
-            pending: try row.decode(column: "pending", as: Int64.self),
-            tokensRemoved: try row.decode(column: "tokens_removed", as: Int64.self),
-            tokensDeactivated: try row.decode(column: "tokens_deactivated", as: Int64.self))
+        return try decodeCounts(row, prefix: "total_")
     }
 
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
@@ -78,24 +94,16 @@ public struct SQLMessageStore: MessageStore {
 
     public func message(app: String, id: String) async throws -> StoredMessage? {
         try await backend.read { db in
-            // One statement, so the message's counts and its slices' are read from one snapshot: a fold
-            // (slice counts moved into the message) committing in between cannot make counts dip.
-            let sums = ["sent", "failed", "pending", "tokens_removed", "tokens_deactivated"].map { column -> String in
-                "(SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS slices_\(column)"
-            }.joined(separator: ", ")
+            // One statement, so the message's counts and its slices' are read from one snapshot.
             guard
                 let row = try await db.raw(
                     """
-                    SELECT m.*, \(unsafeRaw: sums) FROM messages m WHERE m.id = \(bind: id) AND m.app_id = \(bind: app)
+                    SELECT m.*, \(unsafeRaw: Self.summedCounts) FROM messages m WHERE m.id = \(bind: id) AND m.app_id = \(bind: app)
                     """
                 ).first()
             else { return nil }
             var message = try Self.decode(row)
-            message.deliveries.sent += try row.decode(column: "slices_sent", as: Int64.self)
-            message.deliveries.failed += try row.decode(column: "slices_failed", as: Int64.self)
-            message.deliveries.pending += try row.decode(column: "slices_pending", as: Int64.self)
-            message.deliveries.tokensRemoved += try row.decode(column: "slices_tokens_removed", as: Int64.self)
-            message.deliveries.tokensDeactivated += try row.decode(column: "slices_tokens_deactivated", as: Int64.self)
+            message.deliveries = try Self.decodeCounts(row, prefix: "total_")
             return message
         }
     }
@@ -158,12 +166,7 @@ public struct SQLMessageStore: MessageStore {
             errorMessage: try row.decode(column: "error_message", as: String?.self),
             dueAt: try timestamp("due_at"),
             occurrences: try row.decode(column: "occurrences", as: Int64.self),
-            deliveries: DeliveryCounts(
-                sent: try row.decode(column: "sent", as: Int64.self),
-                failed: try row.decode(column: "failed", as: Int64.self),
-                pending: try row.decode(column: "pending", as: Int64.self),
-                tokensRemoved: try row.decode(column: "tokens_removed", as: Int64.self),
-                tokensDeactivated: try row.decode(column: "tokens_deactivated", as: Int64.self)),
+            deliveries: try decodeCounts(row),
             createdAt: Timestamp(milliseconds: try row.decode(column: "created_at", as: Int64.self)))
     }
 }

@@ -267,5 +267,15 @@ enum Schema {
             // The APNs columns 0013 moved into `contents`. One statement per column: SQLite drops one at a time.
             ["payload", "push_type", "priority", "apns_expiration", "collapse_id"].map { "ALTER TABLE messages DROP COLUMN \($0)" }
         },
+        Migration(name: "0015_platform_counts") { _ in
+            // The part of each count that went to ANDROID devices (FCM), on the message and on each slice;
+            // the rest went to Apple devices (`DeliveryCounts.ios`). Messages sent before count as Apple's,
+            // which they were: nothing was sent to Android before FCM. One column a statement (SQLite).
+            ["messages", "message_slices"].flatMap { table in
+                ["android_sent", "android_failed", "android_tokens_removed", "android_tokens_deactivated"].map {
+                    "ALTER TABLE \(table) ADD COLUMN \($0) BIGINT NOT NULL DEFAULT 0"
+                }
+            }
+        },
     ]
 }

@@ -1,16 +1,20 @@
 import Foundation
 
-/// The repository's `fixtures/` directory: the mock's TLS certificate and key, the CA that signed it,
-/// and the test `.p8` key. The demo cannot run without them, so it looks where a checkout has them.
+/// The repository's `fixtures/` directory: the mocks' TLS certificate and key, the CA that signed it,
+/// the test `.p8` key and the test FCM service account. The demo cannot run without them, so it looks
+/// where a checkout has them.
 struct DemoFixtures: Sendable {
     let directory: URL
 
-    static let required = ["tls/server.crt", "tls/server.key", "tls/ca.crt", "keys/AuthKey_TESTKEY001.p8"]
+    static let required = [
+        "tls/server.crt", "tls/server.key", "tls/ca.crt", "keys/AuthKey_TESTKEY001.p8", "fcm/service-account.json",
+    ]
 
     var serverCertificate: String { path("tls/server.crt") }
     var serverKey: String { path("tls/server.key") }
     var certificateAuthority: String { path("tls/ca.crt") }
     var signingKey: String { path("keys/AuthKey_TESTKEY001.p8") }
+    var serviceAccount: String { path("fcm/service-account.json") }
 
     func path(_ relative: String) -> String { directory.appendingPathComponent(relative).path }
 

@@ -22,7 +22,7 @@ extension DemoFleet {
             _ = try await http.call(
                 "POST", path,
                 json: [
-                    "deviceId": device.id, "deviceToken": device.token, "os": "IOS", "channels": [device.channel],
+                    "deviceId": device.id, "deviceToken": device.token, "os": device.os.rawValue, "channels": [device.channel],
                 ], as: Registered.self)
         }
     }
@@ -32,8 +32,8 @@ extension DemoFleet {
     func register(_ devices: [Device], into store: SQLRegistrationStore, app: String, inFlight: Int) async throws {
         try await Self.forEach(devices, inFlight: inFlight) { device in
             let request = RegistrationRequest(
-                deviceId: try DeviceID(validating: device.id), deviceToken: try DeviceToken(validating: device.token, os: .ios),
-                os: .ios, osVersion: nil, channels: [try ChannelName(validating: device.channel)], expiration: nil)
+                deviceId: try DeviceID(validating: device.id), deviceToken: try DeviceToken(validating: device.token, os: device.os),
+                os: device.os, osVersion: nil, channels: [try ChannelName(validating: device.channel)], expiration: nil)
             let now = SystemClock().now
             _ = try await store.register(app: app, request, now: now)
         }

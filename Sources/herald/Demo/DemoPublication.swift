@@ -9,6 +9,18 @@ struct DemoPublication: Sendable {
             let pending: Int
             let tokensRemoved: Int
             let tokensDeactivated: Int
+            let byPlatform: ByPlatform
+        }
+
+        struct ByPlatform: Decodable, Sendable {
+            let ios: Platform
+            let android: Platform
+        }
+
+        struct Platform: Decodable, Sendable {
+            let sent: Int
+            let failed: Int
+            let tokensRemoved: Int
         }
 
         let messageId: String

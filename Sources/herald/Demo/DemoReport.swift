@@ -1,23 +1,30 @@
-/// The table at the end of the demo: Herald's delivery counts per channel and in total, and the
-/// rate over each fan-out (from the publish request to the poll that saw it published).
+/// The table at the end of the demo: Herald's delivery counts per channel and in total, split by
+/// platform where it matters, and the rate over each fan-out (from the publish request to the poll that
+/// saw it published).
 struct DemoReport {
     let publications: [DemoPublication]
 
     struct Row {
         let name: String
         let targeted: Int
-        let sent: Int
+        let iosSent: Int
+        let androidSent: Int
         let failed: Int
         let removed: Int
+        let androidRemoved: Int
         let time: Duration
+
+        var sent: Int { iosSent + androidSent }
     }
 
     var rows: [Row] {
         publications.map { publication in
             let counts = publication.last?.deliveries
             return Row(
-                name: publication.channel, targeted: counts?.targeted ?? 0, sent: counts?.sent ?? 0,
-                failed: counts?.failed ?? 0, removed: counts?.tokensRemoved ?? 0, time: publication.fanOutTime ?? .zero)
+                name: publication.channel, targeted: counts?.targeted ?? 0, iosSent: counts?.byPlatform.ios.sent ?? 0,
+                androidSent: counts?.byPlatform.android.sent ?? 0, failed: counts?.failed ?? 0,
+                removed: counts?.tokensRemoved ?? 0, androidRemoved: counts?.byPlatform.android.tokensRemoved ?? 0,
+                time: publication.fanOutTime ?? .zero)
         }
     }
 
@@ -26,14 +33,15 @@ struct DemoReport {
         let rows = rows
         let first = publications.map(\.publishedAt).min() ?? .now
         let last = publications.compactMap(\.finishedAt).max() ?? first
+        func sum(_ value: (Row) -> Int) -> Int { rows.reduce(0) { $0 + value($1) } }
         return Row(
-            name: "total", targeted: rows.reduce(0) { $0 + $1.targeted }, sent: rows.reduce(0) { $0 + $1.sent },
-            failed: rows.reduce(0) { $0 + $1.failed }, removed: rows.reduce(0) { $0 + $1.removed }, time: last - first)
+            name: "total", targeted: sum(\.targeted), iosSent: sum(\.iosSent), androidSent: sum(\.androidSent),
+            failed: sum(\.failed), removed: sum(\.removed), androidRemoved: sum(\.androidRemoved), time: last - first)
     }
 
     var lines: [String] {
-        let header = ["channel", "targeted", "sent", "failed", "tokens removed", "fan-out", "notifications/s"]
-        let widths = [8, 9, 8, 7, 15, 9, 16]
+        let header = ["channel", "targeted", "sent iOS", "Android", "failed", "tokens removed", "fan-out", "notifications/s"]
+        let widths = [8, 9, 9, 8, 7, 15, 9, 16]
         func format(_ cells: [String]) -> String {
             "  "
                 + zip(cells, widths).enumerated().map { index, cell in
@@ -42,8 +50,9 @@ struct DemoReport {
         }
         func cells(_ row: Row) -> [String] {
             [
-                row.name, DemoFormat.count(row.targeted), DemoFormat.count(row.sent), DemoFormat.count(row.failed),
-                DemoFormat.count(row.removed), DemoFormat.seconds(row.time, digits: 2), DemoFormat.rate(row.targeted, over: row.time),
+                row.name, DemoFormat.count(row.targeted), DemoFormat.count(row.iosSent), DemoFormat.count(row.androidSent),
+                DemoFormat.count(row.failed), DemoFormat.count(row.removed), DemoFormat.seconds(row.time, digits: 2),
+                DemoFormat.rate(row.targeted, over: row.time),
             ]
         }
         let rule = "  " + String(repeating: "-", count: widths.reduce(widths.count - 1, +))

@@ -1,4 +1,5 @@
 import APNsMock
+import FCMMock
 import Foundation
 import Herald
 import HeraldCore
@@ -6,13 +7,15 @@ import HeraldStore
 import Logging
 import ServiceLifecycle
 
-/// What the demo runs against: the mock APNs over TLS, and a real Herald (the same `HeraldRuntime.serve`
-/// as `herald serve`) on a SQLite file in a temporary directory, with one app that sends to the mock.
+/// What the demo runs against: the mock APNs and the mock FCM over TLS, and a real Herald (the same
+/// `HeraldRuntime.serve` as `herald serve`) on a SQLite file in a temporary directory, with one app that
+/// sends to both mocks.
 struct DemoStack: Sendable {
     static let appId = "demo"
     static let topic = "com.example.herald"
 
     let mock: APNsMock
+    let fcm: FCMMock
     let herald: URL
     let clientKey: String
     let serverKey: String
@@ -28,6 +31,13 @@ struct DemoStack: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let mock = try await startMock(fixtures)
+        let fcm: FCMMock
+        do {
+            fcm = try await startFCMMock(fixtures)
+        } catch {
+            try? await mock.shutdown()
+            throw error
+        }
         do {
             let clientKey = "client-\(RandomHex.make(bytes: 16))"
             let serverKey = "server-\(RandomHex.make(bytes: 16))"
@@ -39,20 +49,47 @@ struct DemoStack: Sendable {
                         id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
                         apns: APNsAppConfiguration(
                             environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
-                            authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)))
+                            authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
+                        fcm: FCMAppConfiguration(
+                            serviceAccountFile: try serviceAccount(fixtures, tokenURL: fcm.tokenURL, in: directory),
+                            url: fcm.baseURL, caFile: fixtures.certificateAuthority, connections: 2))
                 ])
             configuration.sweeper.intervalSeconds = 0
             try await runHerald(configuration, logger: logger) { port in
                 try await body(
                     DemoStack(
-                        mock: mock, herald: URL(string: "http://127.0.0.1:\(port)")!, clientKey: clientKey,
+                        mock: mock, fcm: fcm, herald: URL(string: "http://127.0.0.1:\(port)")!, clientKey: clientKey,
                         serverKey: serverKey, database: database))
             }
         } catch {
             try? await mock.shutdown()
+            try? await fcm.shutdown()
             throw error
         }
         try await mock.shutdown()
+        try await fcm.shutdown()
+    }
+
+    /// The mock FCM over TLS, knowing the test service account; counts only, like the mock APNs.
+    static func startFCMMock(_ fixtures: DemoFixtures) async throws -> FCMMock {
+        var configuration = FCMMockConfiguration(
+            transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey),
+            serviceAccounts: [try FCMServiceAccount(keyFile: fixtures.serviceAccount)])
+        configuration.recordMessages = false
+        return try await FCMMock.start(configuration)
+    }
+
+    /// A copy of the test service account whose `token_uri` is the mock's token endpoint (Herald asks the
+    /// key file's `token_uri` for access tokens, as with Google's).
+    static func serviceAccount(_ fixtures: DemoFixtures, tokenURL: String, in directory: URL) throws -> String {
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixtures.serviceAccount))
+        guard var account = try JSONSerialization.jsonObject(with: original) as? [String: Any] else {
+            throw DemoError("\(fixtures.serviceAccount) is not a JSON object")
+        }
+        account["token_uri"] = tokenURL
+        let copy = directory.appendingPathComponent("service-account.json")
+        try JSONSerialization.data(withJSONObject: account).write(to: copy)
+        return copy.path
     }
 
     /// The mock as the tests run it, minus the records: counts are enough and memory stays flat.

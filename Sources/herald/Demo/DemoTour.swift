@@ -1,13 +1,15 @@
 import APNsMock
+import FCMMock
 import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
 import Logging
 
-/// The demo's script: register a fleet through Herald's API, have the mock call ~1% of its tokens
-/// unregistered, publish one message per channel, follow the fan-out, and check what Herald reports
-/// against what the mock saw. Every step says what it did; any mismatch is an error, so exit 0 means
+/// The demo's script: register a mixed fleet (iOS and Android) through Herald's API, have each mock call
+/// ~1% of its platform's tokens unregistered, publish one message per channel (each reaches its iOS
+/// devices through APNs and its Android devices through FCM in one fan-out), follow the fan-outs, and
+/// check what Herald reports against what the mocks saw. Every step says what it did; any mismatch is an error, so exit 0 means
 /// the numbers printed agree.
 struct DemoTour {
     let fixtures: DemoFixtures
@@ -19,32 +21,40 @@ struct DemoTour {
     func run() async throws {
         let started = ContinuousClock.now
         DemoFormat.say(
-            "Herald demo: a real Herald and the mock APNs in this process, \(DemoFormat.count(deviceCount)) fake iOS devices "
-                + "in \(DemoFleet.channels.count) channels.")
+            "Herald demo: a real Herald, the mock APNs and the mock FCM in this process, \(DemoFormat.count(deviceCount)) fake "
+                + "devices (iOS and Android) in \(DemoFleet.channels.count) channels.")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-demo-\(RandomHex.make(bytes: 6))")
         try await DemoStack.with(directory: directory, fixtures: fixtures, logger: logger) { stack in
             try await tour(stack)
         }
         guard !FileManager.default.fileExists(atPath: directory.path) else { throw DemoError("could not remove \(directory.path)") }
         DemoFormat.say(
-            "Stopped Herald gracefully and the mock; removed \(directory.path). "
+            "Stopped Herald gracefully and the mocks; removed \(directory.path). "
                 + "Whole demo: \(DemoFormat.seconds(ContinuousClock.now - started, digits: 1)).")
     }
 
     private func tour(_ stack: DemoStack) async throws {
         DemoFormat.say("  mock APNs  \(stack.mock.baseURL) (TLS; token auth TESTKEY001/TESTTEAM01; topic \(DemoStack.topic))")
+        DemoFormat.say("  mock FCM   \(stack.fcm.baseURL) (TLS; OAuth2 access tokens for the test service account herald-test)")
         DemoFormat.say(
-            "  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to the mock")
+            "  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to both mocks")
         let http = DemoHTTP(
             base: stack.herald, connections: Self.inFlight,
             placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY"])
         defer { http.close() }
         let fleet = try await register(stack, http)
         let invalidSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
-        for device in fleet.unregistered { stack.mock.script(token: device.token, .unregistered(timestamp: invalidSince)) }
+        for device in fleet.unregistered {
+            switch device.os {
+            case .android: stack.fcm.script(token: device.token, .reject(.unregistered))
+            default: stack.mock.script(token: device.token, .unregistered(timestamp: invalidSince))
+            }
+        }
+        let goneAndroid = fleet.unregistered.filter { $0.os == .android }.count
         DemoFormat.say(
-            "Scripted \(DemoFormat.count(fleet.unregistered.count)) tokens (1%) at the mock to answer 410 Unregistered, "
-                + "dated after their registration.")
+            "Scripted 1% of each platform's tokens to be gone: \(DemoFormat.count(fleet.unregistered.count - goneAndroid)) at the "
+                + "mock APNs (410 Unregistered, dated after their registration), \(DemoFormat.count(goneAndroid)) at the mock FCM "
+                + "(404 UNREGISTERED).")
         var publications = try await publish(stack, http, fleet)
         try await DemoWatch(http: http, messaging: "\(DemoStack.appId)/\(stack.serverKey)/messaging").follow(&publications)
         DemoFormat.say("")
@@ -53,6 +63,7 @@ struct DemoTour {
         DemoFormat.say("")
         try check(report, fleet: fleet, stack: stack)
         try await confirmRemoved(fleet.unregistered[0], stack, http)
+        try await confirmRemoved(fleet.unregistered[fleet.unregistered.count - 1], stack, http)
     }
 
     /// A sample of the fleet registers over HTTP; the rest through Herald's store. In a debug build
@@ -71,7 +82,8 @@ struct DemoTour {
         let took = ContinuousClock.now - start
         let sizes = DemoFleet.channels.map { "\($0.name) \(DemoFormat.count(fleet.count(in: $0.name)))" }.joined(separator: ", ")
         DemoFormat.say(
-            "Registered \(DemoFormat.count(fleet.devices.count)) devices (\(sizes)) in \(DemoFormat.seconds(took, digits: 1)): "
+            "Registered \(DemoFormat.count(fleet.devices.count)) devices (\(sizes); \(DemoFormat.count(fleet.count(on: .ios))) IOS, "
+                + "\(DemoFormat.count(fleet.count(on: .android))) ANDROID) in \(DemoFormat.seconds(took, digits: 1)): "
                 + "\(DemoFormat.count(sample.count)) with POST /demo/$CLIENT_KEY/messaging/registrations (\(Self.inFlight) in flight, "
                 + "\(DemoFormat.seconds(overHTTP, digits: 1))), \(DemoFormat.count(rest.count)) with SQLRegistrationStore.register, "
                 + "the call that route makes, on the same database.")
@@ -85,7 +97,8 @@ struct DemoTour {
             let answer = try await http.call(
                 "POST", "\(DemoStack.appId)/\(stack.serverKey)/messaging/\(channel)",
                 json: [
-                    "message": "Today's \(channel), from the Herald demo", "headers": ["ios-alert-title": "Herald demo: \(channel)"],
+                    "message": "Today's \(channel), from the Herald demo",
+                    "headers": ["ios-alert-title": "Herald demo: \(channel)", "android-content-title": "Herald demo: \(channel)"],
                 ], as: DemoPublication.Published.self)
             publications.append(
                 DemoPublication(
@@ -111,31 +124,45 @@ struct DemoTour {
         }
         let total = report.total
         let scripted = fleet.unregistered.count
-        guard total.failed == scripted, total.removed == scripted else {
+        let scriptedAndroid = fleet.unregistered.filter { $0.os == .android }.count
+        guard total.failed == scripted, total.removed == scripted, total.androidRemoved == scriptedAndroid else {
             throw DemoError(
-                "\(total.failed) failed and \(total.removed) tokens removed, but \(scripted) tokens were scripted to answer 410")
+                "\(total.failed) failed and \(total.removed) tokens removed (\(total.androidRemoved) Android), but \(scripted) tokens "
+                    + "were scripted to be gone (\(scriptedAndroid) Android)")
         }
-        let stats = stack.mock.stats()
-        let gone = stats.byStatus["410"] ?? 0
-        guard stats.accepted == total.sent, gone == scripted, stats.requests == total.targeted else {
+        let apns = stack.mock.stats()
+        let gone = apns.byStatus["410"] ?? 0
+        let iosRegistered = fleet.count(on: .ios)
+        guard apns.accepted == total.iosSent, gone == scripted - scriptedAndroid, apns.requests == iosRegistered else {
             throw DemoError(
-                "the mock saw \(stats.requests) requests, accepted \(stats.accepted) and answered 410 to \(gone); Herald reports \(total.targeted) targeted and \(total.sent) sent"
-            )
+                "the mock APNs saw \(apns.requests) requests, accepted \(apns.accepted) and answered 410 to \(gone); Herald reports "
+                    + "\(total.iosSent) sent to iOS of \(iosRegistered)")
+        }
+        let fcm = stack.fcm.stats()
+        let unregistered = fcm.byErrorCode["UNREGISTERED"] ?? 0
+        let androidRegistered = fleet.count(on: .android)
+        guard fcm.accepted == total.androidSent, unregistered == scriptedAndroid, fcm.sends == androidRegistered else {
+            throw DemoError(
+                "the mock FCM saw \(fcm.sends) sends, accepted \(fcm.accepted) and answered UNREGISTERED to \(unregistered); "
+                    + "Herald reports \(total.androidSent) sent to Android of \(androidRegistered)")
         }
         DemoFormat.say(
-            "The mock APNs agrees: \(DemoFormat.count(stats.requests)) requests, \(DemoFormat.count(stats.accepted)) accepted, "
-                + "\(DemoFormat.count(gone)) answered 410 Unregistered, over \(stats.connectionsOpened) TLS connections.")
+            "The mock APNs agrees: \(DemoFormat.count(apns.requests)) requests, \(DemoFormat.count(apns.accepted)) accepted, "
+                + "\(DemoFormat.count(gone)) answered 410 Unregistered, over \(apns.connectionsOpened) TLS connections.")
+        DemoFormat.say(
+            "The mock FCM agrees: \(DemoFormat.count(fcm.sends)) sends, \(DemoFormat.count(fcm.accepted)) accepted, "
+                + "\(DemoFormat.count(unregistered)) answered UNREGISTERED, \(fcm.tokenRequests) access token fetched for all of them.")
     }
 
-    /// A device whose token got 410 must be gone from Herald: its registration GET answers 404.
+    /// A device whose token was reported gone must be gone from Herald: its registration GET answers 404.
     private func confirmRemoved(_ device: DemoFleet.Device, _ stack: DemoStack, _ http: DemoHTTP) async throws {
         let (status, body) = try await http.send("GET", "\(DemoStack.appId)/\(stack.clientKey)/messaging/registrations/\(device.id)")
         guard status == 404 else {
             throw DemoError(
-                "\(device.id) got 410 but GET of its registration answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+                "\(device.id)'s token was reported gone but GET of its registration answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
         DemoFormat.say(
-            "GET /demo/$CLIENT_KEY/messaging/registrations/\(device.id) (its token got 410) → 404 \(String(decoding: body, as: UTF8.self)): removed."
+            "GET /demo/$CLIENT_KEY/messaging/registrations/\(device.id) (\(device.os.rawValue); its token was reported gone) → 404 \(String(decoding: body, as: UTF8.self)): removed."
         )
     }
 }

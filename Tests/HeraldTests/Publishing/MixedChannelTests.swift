@@ -35,6 +35,9 @@ import Testing
             let status = try await h.waitFor(id, status: "published")
             #expect(status.delivery("sent") == 50)
             #expect(status.delivery("failed") == 0)
+            #expect(status.platform("ios", "sent") == 30)
+            #expect(status.platform("android", "sent") == 20)
+            #expect(status.platform("android", "failed") == 0)
             #expect(h.mock.notifications().count == 30)
             #expect(Set(h.mock.notifications().map(\.token)) == Set((0..<30).map(PublishHarness.token)))
             let messages = fcm.messages(token: nil)
@@ -63,9 +66,40 @@ import Testing
             #expect(status.delivery("sent") == 8)
             #expect(status.delivery("tokensRemoved") == 1)
             #expect(status.delivery("tokensDeactivated") == 1)
+            #expect(status.platform("android", "sent") == 8)
+            #expect(status.platform("android", "failed") == 2)
+            #expect(status.platform("android", "tokensRemoved") == 1)
+            #expect(status.platform("android", "tokensDeactivated") == 1)
+            #expect(status.platform("ios", "failed") == 0)
             let again = try await h.publish("news", #"{"message": "Again"}"#)
             let second = try await h.waitFor(again, status: "published")
             #expect(second.delivery("sent") == 8, "the removed and the deactivated device are not sent to again")
+        }
+    }
+
+    /// A token FCM calls invalid (INVALID_ARGUMENT naming the registration token) deactivates its device;
+    /// an APNs refusal in the same fan-out is counted on the iOS side.
+    @Test func anInvalidRegistrationTokenDeactivatesTheDevice() async throws {
+        try await PublishHarness.with(fcm: true) { h in
+            let fcm = try #require(h.fcmMock)
+            try await h.registerDevices(0..<4)
+            try await Self.registerAndroid(h, 0..<4)
+            // Herald stores any Android token; FCM's own check refuses this one ('.' and '=' are not in its alphabet).
+            let body = #"{"deviceToken": "not.a.token==", "deviceId": "droid-bad", "os": "ANDROID", "channels": ["news"]}"#
+            _ = try await h.store.register(
+                app: "shop", try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: h.clock.now), now: h.clock.now)
+            h.mock.script(token: PublishHarness.token(2), .badDeviceToken, times: 1)
+            let id = try await h.publish("news", #"{"message": "Hello"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 7)
+            #expect(status.delivery("tokensDeactivated") == 2)
+            #expect(status.platform("android", "tokensDeactivated") == 1)
+            #expect(status.platform("android", "sent") == 4)
+            #expect(status.platform("ios", "tokensDeactivated") == 1)
+            #expect(status.platform("ios", "sent") == 3)
+            #expect(fcm.messages(token: nil).count == 4, "the refused send is not recorded as a message")
+            let again = try await h.publish("news", #"{"message": "Again"}"#)
+            #expect(try await h.waitFor(again, status: "published").delivery("sent") == 7, "neither refused device is sent to again")
         }
     }
 

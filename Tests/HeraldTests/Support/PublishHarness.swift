@@ -224,4 +224,10 @@ extension JSONValue {
         if case .integer(let value)? = self["deliveries"]?[name] { return value }
         return nil
     }
+
+    /// One of `deliveries.byPlatform.<platform>`'s counts.
+    func platform(_ platform: String, _ name: String) -> Int64? {
+        if case .integer(let value)? = self["deliveries"]?["byPlatform"]?[platform]?[name] { return value }
+        return nil
+    }
 }

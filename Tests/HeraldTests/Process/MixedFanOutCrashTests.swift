@@ -1,0 +1,123 @@
+import APNsMock
+import FCMMock
+import Foundation
+import Herald
+import HeraldCore
+import HeraldStore
+import HeraldTestSupport
+import Logging
+import Testing
+
+/// The built `herald` binary against both mocks over TLS: a fan-out of a channel of iOS and Android
+/// devices, killed with `kill -9` midway, resumes from its one checkpoint after a restart; every device
+/// is served on its own service, and what is sent twice stays within the crash bound, across both.
+@Suite(.serialized) struct MixedFanOutCrashTests {
+    static let iosDevices = 2000
+    static let androidDevices = 1000
+    static let pageSize = 100
+    static let maxOpenPages = 4
+
+    static func androidToken(_ index: Int) -> String { "mixed-fcm-\(index)-" + String(repeating: "y", count: 40) }
+
+    static func fcmMock(latency: Int) async throws -> FCMMock {
+        var configuration = FCMMockConfiguration(
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey),
+            serviceAccounts: [try FCMServiceAccount(keyFile: FixtureFiles.path("fixtures/fcm/service-account.json"))])
+        configuration.threads = 1
+        let mock = try await FCMMock.start(configuration)
+        var faults = FCMMockFaults()
+        faults.latencyMilliseconds = latency
+        mock.setFaults(faults)
+        return mock
+    }
+
+    /// Devices interleaved (every third one Android), so each page holds both kinds; a configuration file
+    /// whose app has an `apns` and an `fcm` block, each pointing at its mock.
+    static func prepare(_ scratch: Scratch, apns: APNsMock, fcm: FCMMock) async throws -> (config: String, database: String) {
+        let database = "sqlite://" + scratch.path("herald.sqlite")
+        let backend = try await HeraldRuntime.openMigrated(try DatabaseURL(parsing: database), logger: Logger(label: "herald.tests"))
+        let store = SQLRegistrationStore(backend: backend)
+        let total = iosDevices + androidDevices
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<total {
+                group.addTask {
+                    let android = index % 3 == 2
+                    let body =
+                        android
+                        ? #"{"deviceToken": "\#(androidToken(index / 3))", "deviceId": "dev-\#(index)", "os": "ANDROID", "channels": ["news"]}"#
+                        : #"{"deviceToken": "\#(PublishHarness.token(index))", "deviceId": "dev-\#(index)", "channels": ["news"]}"#
+                    let now = SystemClock().now
+                    _ = try await store.register(
+                        app: "shop", try RegistrationRequest(json: try JSONValue.parse(Array(body.utf8)), now: now), now: now)
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await backend.close()
+        let original = try Data(contentsOf: URL(fileURLWithPath: FixtureFiles.path("fixtures/fcm/service-account.json")))
+        var account = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
+        account["token_uri"] = fcm.tokenURL
+        let accountFile = scratch.path("service-account.json")
+        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: accountFile))
+        let config = try scratch.write(
+            "herald.json",
+            """
+            {"sweeper": {"intervalSeconds": 0},
+             "dispatcher": {"pageSize": \(pageSize), "maxOpenPages": \(maxOpenPages), "pollIntervalSeconds": 0.05},
+             "apps": [{"id": "shop", "keys": [{"key": "k-server", "role": "server"}],
+                       "apns": {"environment": "custom", "url": "\(apns.baseURL)", "caFile": "\(FixtureFiles.caFile)",
+                                "topic": "\(PublishHarness.topic)", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
+                                "privateKeyFile": "\(FixtureFiles.keyFile())",
+                                "connections": 1, "streamsPerConnection": 20},
+                       "fcm": {"serviceAccountFile": "\(accountFile)", "url": "\(fcm.baseURL)", "caFile": "\(FixtureFiles.caFile)",
+                               "connections": 1, "streamsPerConnection": 10}}]}
+            """)
+        return (config, database)
+    }
+
+    @Test func aMixedFanOutKilledMidwayResumesAndServesEveryDeviceOnItsService() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let apns = try await FanOutCrashTests.mock(latency: 20)
+        defer { Task { try? await apns.shutdown() } }
+        let fcm = try await Self.fcmMock(latency: 20)
+        defer { Task { try? await fcm.shutdown() } }
+        let files = try await Self.prepare(scratch, apns: apns, fcm: fcm)
+        let total = Self.iosDevices + Self.androidDevices
+        let (server, base) = try await FanOutCrashTests.serve(files)
+        let id = try await FanOutCrashTests.publish(
+            base, #"{"message": "crash test", "headers": {"android-content-title": "Crash test"}}"#)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while apns.stats().accepted + fcm.stats().accepted < total / 3 {
+            if ContinuousClock.now > deadline { throw HeraldProcess.Failure("the mocks accepted too little") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        server.kill9()
+        _ = try await server.waitForExit()
+        #expect(server.process.terminationReason == .uncaughtSignal)
+        let beforeRestart = apns.stats().accepted + fcm.stats().accepted
+        #expect(beforeRestart < total, "the kill came after the fan-out had finished: nothing tested")
+        #expect(fcm.stats().accepted > 0 && apns.stats().accepted > 0, "both services were being sent to at the kill")
+
+        let (restarted, again) = try await FanOutCrashTests.serve(files)
+        let status = try await FanOutCrashTests.waitUntilPublished(again, id)
+
+        let iosTokens = apns.notifications().map(\.token)
+        let expectedIOS = Set((0..<total).filter { $0 % 3 != 2 }.map(PublishHarness.token))
+        #expect(Set(iosTokens) == expectedIOS, "iOS devices never served: \(expectedIOS.subtracting(iosTokens).count)")
+        let androidTokens = fcm.messages(token: nil).compactMap(\.token)
+        let expectedAndroid = Set((0..<Self.androidDevices).map(Self.androidToken))
+        #expect(
+            Set(androidTokens) == expectedAndroid, "Android devices never served: \(expectedAndroid.subtracting(androidTokens).count)")
+        // Re-sent are only the pages open at the kill, whatever their services: at most maxOpenPages × pageSize.
+        let duplicates = (iosTokens.count - Set(iosTokens).count) + (androidTokens.count - Set(androidTokens).count)
+        #expect(duplicates <= Self.pageSize * Self.maxOpenPages, "\(duplicates) devices served twice")
+        print("mixed kill -9 after \(beforeRestart) of \(total) accepted: \(duplicates) devices served twice after the restart")
+        #expect(status.delivery("sent") == Int64(total), "counts are written with their page, so none is counted twice")
+        #expect(status.delivery("pending") == 0)
+        #expect(status.platform("ios", "sent") == Int64(Self.iosDevices))
+        #expect(status.platform("android", "sent") == Int64(Self.androidDevices))
+        restarted.process.terminate()
+        #expect(try await restarted.waitForExit() == 0)
+    }
+}
