@@ -167,6 +167,24 @@ import Testing
         func headers(_ count: Int) -> String {
             #"{"message": "m", "headers": {\#((0..<count).map { "\"k\($0)\": 1" }.joined(separator: ","))}}"#
         }
+        /// An object with `count - 1` members, each an array holding one number.
+        func structure(_ count: Int) -> String { "{" + (1..<count).map { "\"k\($0)\": [1]" }.joined(separator: ",") + "}" }
+        // A PUBSUB message and a custom header may carry structure, bounded by its values in all (here
+        // pairs: each member is an array holding one value).
+        // 2n - 1 values for structure(n): 999 pass, 1001 do not.
+        #expect(try parse(#"{"message": \#(structure(500)), "publishPolicy": "PUBSUB"}"#).message != .null)
+        #expect(try parse(#"{"message": "m", "headers": {"extra": \#(structure(500))}, "publishPolicy": "PUBSUB"}"#).headers["extra"] != nil)
+        for (body, property) in [
+            (#"{"message": \#(structure(501)), "publishPolicy": "PUBSUB"}"#, "message"),
+            (#"{"message": "m", "headers": {"extra": \#(structure(501))}, "publishPolicy": "PUBSUB"}"#, "headers.extra"),
+        ] {
+            do {
+                _ = try parse(body)
+                Issue.record("\(property) past its cap was accepted")
+            } catch {
+                #expect(error.code == 8000 && error.message.contains("'\(property)' holds more than 1000"), "\(error.message)")
+            }
+        }
         #expect(try parse(singlecast(Limits.singlecastDevices)).singlecast?.count == Limits.singlecastDevices)
         #expect(try parse(headers(Limits.headersPerMessage)).headers.count == Limits.headersPerMessage)
         for (body, property) in [

@@ -60,10 +60,10 @@ public final class HeraldProcess: Sendable {
     public var stderr: String { output.text.withLock { $0.stderr } }
 
     /// Runs a command to completion and returns its exit code and output.
-    public static func run(_ arguments: [String], directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> (
-        code: Int32, stdout: String, stderr: String
-    ) {
-        let command = try HeraldProcess(arguments, directory: directory)
+    public static func run(
+        _ arguments: [String], directory: URL? = nil, environment: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> (code: Int32, stdout: String, stderr: String) {
+        let command = try HeraldProcess(arguments, directory: directory, environment: environment)
         let code = try await command.waitForExit(timeout: timeout)
         // Everything it printed: both pipes read to their end (a few seconds at most after the exit).
         let deadline = ContinuousClock.now + .seconds(5)

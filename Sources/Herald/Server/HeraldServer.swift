@@ -6,6 +6,7 @@ import HeraldWebhooks
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Builds the HTTP application from its parts. Everything it needs is passed in, so tests assemble
@@ -80,13 +81,16 @@ public enum HeraldServer {
                     router: router, configuration: .init(address: .hostname(configuration.metrics.host, port: port), serverName: "Herald"),
                     logger: logger))
         }
+        // One timeout for a request: its head (idle timeout) and then its whole body (RequestDeadlineHandler).
+        let requestTimeout = TimeAmount.milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000))
         return Application(
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
                 metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil),
             server: .http1(
-                configuration: .init(idleTimeout: .milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000)))),
+                configuration: .init(
+                    additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)], idleTimeout: requestTimeout)),
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
                 serverName: "Herald",

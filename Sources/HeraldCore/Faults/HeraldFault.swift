@@ -93,6 +93,13 @@ extension HeraldFault {
             message: "Property value exceeds the length limit: '\(property)' is \(length) long, the limit is \(limit)")
     }
 
+    /// 8000 for a JSON value with more values in it than `limit`.
+    public static func tooManyValues(property: String, limit: Int) -> HeraldFault {
+        HeraldFault(
+            code: 8000, kind: .validation,
+            message: "Property value exceeds the length limit: '\(property)' holds more than \(limit) values, the limit is \(limit)")
+    }
+
     /// 8000 for a request body over the limit (HTTP 413).
     public static func bodyTooLarge(limit: Int) -> HeraldFault {
         HeraldFault(

@@ -22,6 +22,7 @@ public struct PublishRequest: Sendable, Equatable {
         case nil, .null: throw .invalidPushMessage("'message' is required")
         case let value?: message = value
         }
+        try Limits.checkStructure("message", message)
         publisherId = try RegistrationRequest.optionalString(body, "publisherId")
         if let publisherId { try Limits.check("publisherId", publisherId, limit: Limits.publisherId) }
         headers = try Self.headers(body["headers"])
@@ -51,10 +52,11 @@ public struct PublishRequest: Sendable, Equatable {
                     }
                 case .integer, .number, .bool, .null: break
                 case .array, .object:
-                    // Custom keys may carry structure; the payload limit bounds them.
+                    // Custom keys may carry structure, bounded by count as well as by the payload limit.
                     if APNsContent.isMapped(name) {
                         throw .invalidParameter("headers.\(name.prefix(64))", "expected a string, number or boolean")
                     }
+                    try Limits.checkStructure("headers.\(name.prefix(64))", value)
                 }
             }
             return headers.filter { $0.value != .null }

@@ -33,8 +33,13 @@ import Testing
             h.mock.script(token: PublishHarness.token(5), .reject(status: 503, reason: "ServiceUnavailable"), times: 1)
             let id = try await h.publish("news", #"{"message": "Hi"}"#)
             try await h.waitFor(id, status: "published")
-
-            let metrics = try await Exposition.read(h.client)
+            // The message is published by the fan-out's last write; the fan-out itself ends just after.
+            var metrics = try await Exposition.read(h.client)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while metrics["herald_fanouts_running"] != 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                metrics = try await Exposition.read(h.client)
+            }
             let apns = #"provider="apns""#
             #expect(metrics[#"herald_notifications_total{\#(apns),outcome="delivered",reason="none"}"#] == 37)
             #expect(metrics[#"herald_notifications_total{\#(apns),outcome="rejected",reason="Unregistered"}"#] == 1)

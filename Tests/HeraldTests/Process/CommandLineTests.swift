@@ -87,7 +87,7 @@ import Testing
         for (arguments, expected) in cases {
             let result = try await HeraldProcess.run(arguments, directory: scratch.url)
             #expect(!FileManager.default.fileExists(atPath: scratch.path("herald.sqlite")), "\(arguments) created the default database")
-            #expect(result.code != 0, "\(arguments)")
+            #expect(result.code == 1, "\(arguments)")
             #expect(Self.problemLines(result.stderr).count == 1, "one line for \(arguments): \(result.stderr)")
             #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
             #expect(!result.stderr.contains("s3cret"), "\(arguments): \(result.stderr)")

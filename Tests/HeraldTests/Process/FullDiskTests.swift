@@ -85,11 +85,56 @@ struct FullDiskTests {
         let disk = try SmallDisk(at: scratch.url.appendingPathComponent("disk"), megabytes: 1)
         defer { disk.unmount() }
         try disk.fill()
-        let result = try await HeraldProcess.run(["migrate", "--database", "sqlite://\(disk.path("herald.sqlite"))"])
+        for command in [["migrate"], ["serve", "--port", "0"]] {
+            let result = try await HeraldProcess.run(
+                command + ["--database", "sqlite://\(disk.path("herald.sqlite"))"], environment: Self.environment)
+            #expect(result.code == 1, "\(command)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("herald.sqlite"), "\(command): \(result.stderr)")
+        }
+    }
+
+    /// A database on a file system mounted read-only (root can write any file, but not there): `serve` is
+    /// one line and exit 1, rather than a server whose every write fails.
+    @Test func aStartOnAReadOnlyDatabaseIsOneLineAndExitOne() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let disk = try SmallDisk(at: scratch.url.appendingPathComponent("disk"), megabytes: 4)
+        defer { disk.unmount() }
+        let database = "sqlite://\(disk.path("herald.sqlite"))"
+        #expect(try await HeraldProcess.run(["migrate", "--database", database]).code == 0)
+        try SmallDisk.run("/bin/mount", ["-o", "remount,ro", disk.mountPoint.path])
+        let result = try await HeraldProcess.run(["serve", "--port", "0", "--database", database], environment: Self.environment)
         #expect(result.code == 1)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
         #expect(result.stderr.contains("herald.sqlite"), "\(result.stderr)")
+    }
+
+    /// A database migrated by a newer Herald (it records a migration this binary does not know): `serve`
+    /// and `migrate` refuse it with one line and exit 1, and change nothing.
+    @Test func aDatabaseNewerThanTheBinaryIsOneLineAndExitOne() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.path("herald.sqlite")
+        #expect(try await HeraldProcess.run(["migrate", "--database", "sqlite://\(path)"]).code == 0)
+        try SmallDisk.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+                    + "c.execute(\"INSERT INTO herald_migrations (name, applied_at) VALUES ('9999_from_the_future', 0)\"); c.commit()",
+                path,
+            ])
+        for command in [["serve", "--port", "0"], ["migrate"]] {
+            let result = try await HeraldProcess.run(command + ["--database", "sqlite://\(path)"], environment: Self.environment)
+            #expect(result.code == 1, "\(command)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("newer than this Herald"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("9999_from_the_future"), "\(command): \(result.stderr)")
+        }
     }
 }
 
