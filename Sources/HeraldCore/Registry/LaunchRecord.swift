@@ -16,9 +16,11 @@ public struct LaunchRecord: Sendable, Equatable {
     }
 }
 
-/// Who switched a device off: an admin (it stays off until an admin switches it on), or APNs refusing
-/// its token (a new token lifts it).
+/// Who switched a device off: an admin (it stays off until an admin switches it on), or APNs or FCM
+/// refusing its token (a new token lifts it).
 public enum DeactivatedBy: String, Sendable, Equatable {
     case admin
     case apns
+    /// FCM refused the token (INVALID_ARGUMENT about it, SENDER_ID_MISMATCH); like `apns`, a new token lifts it.
+    case fcm
 }

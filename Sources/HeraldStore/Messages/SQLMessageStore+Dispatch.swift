@@ -271,9 +271,10 @@ extension SQLMessageStore {
             var deactivated: Int64 = 0
             var androidDeactivated: Int64 = 0
             for deactivation in checkpoint.deactivate {
+                let by: DeactivatedBy = deactivation.os == .android ? .fcm : .apns
                 let rows = try await db.raw(
                     """
-                    UPDATE devices SET is_active = \(bind: false), deactivated_by = \(bind: DeactivatedBy.apns.rawValue)
+                    UPDATE devices SET is_active = \(bind: false), deactivated_by = \(bind: by.rawValue)
                     WHERE id = \(bind: deactivation.deviceKey) AND device_token = \(bind: deactivation.deviceToken)
                       AND is_active = \(bind: true)
                     RETURNING app_id, device_id
@@ -284,7 +285,7 @@ extension SQLMessageStore {
                 for row in rows {
                     var data = try Self.deviceEvent(
                         row, token: deactivation.deviceToken, message: checkpoint.messageId, reason: deactivation.reason)
-                    data["by"] = .string(DeactivatedBy.apns.rawValue)
+                    data["by"] = .string(by.rawValue)
                     try await events.append(
                         db, app: try row.decode(column: "app_id", as: String.self), type: .deviceDeactivated, data: data, at: recordedAt)
                 }

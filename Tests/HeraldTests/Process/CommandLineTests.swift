@@ -117,6 +117,18 @@ import Testing
         return problems
     }
 
+    /// `herald demo` exits 0 only when Herald's counts agree with both mocks (it checks them itself):
+    /// a small fleet of iOS and Android devices, each platform's gone tokens removed.
+    @Test func theDemoSendsToAMixedFleetAndTheCountsAgree() async throws {
+        let result = try await HeraldProcess.run(
+            ["demo", "--devices", "300", "--fixtures", FixtureFiles.path("fixtures")], timeout: .seconds(120))
+        #expect(result.code == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("210 IOS, 90 ANDROID"), "\(result.stdout)")
+        #expect(result.stdout.contains("The mock APNs agrees: 210 requests, 208 accepted"), "\(result.stdout)")
+        #expect(result.stdout.contains("The mock FCM agrees: 90 sends, 89 accepted, 1 answered UNREGISTERED"), "\(result.stdout)")
+        #expect(result.stdout.contains("(ANDROID; its token was reported gone) → 404"), "\(result.stdout)")
+    }
+
     @Test func sweepAndMigrateCommands() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -3,6 +3,8 @@ import FCMMock
 import Foundation
 import HeraldCore
 import HeraldStore
+import Hummingbird
+import HummingbirdTesting
 import Testing
 
 /// One channel of Apple and Android devices: publish → dispatcher → APNs for IOS, FCM for ANDROID, in one
@@ -98,6 +100,10 @@ import Testing
             #expect(status.platform("ios", "tokensDeactivated") == 1)
             #expect(status.platform("ios", "sent") == 3)
             #expect(fcm.messages(token: nil).count == 4, "the refused send is not recorded as a message")
+            let record = try await h.client.call(.get, "/shop/k-admin/devices/droid-bad")
+            #expect(record.body["isActive"] == .bool(false))
+            #expect(record.body["deactivatedBy"] == .string("fcm"))
+            #expect(try await h.client.call(.get, "/shop/k-admin/devices/dev-2").body["deactivatedBy"] == .string("apns"))
             let again = try await h.publish("news", #"{"message": "Again"}"#)
             #expect(try await h.waitFor(again, status: "published").delivery("sent") == 7, "neither refused device is sent to again")
         }
