@@ -160,12 +160,18 @@ import Testing
             #expect(status["messageId"] == .string(id))
             #expect(status["errorMessage"] == .null)
             #expect(status.keys.isSuperset(of: ["messageId", "status", "errorMessage", "deliveries"]))
-            #expect(status["deliveries"]?.keys == ["targeted", "sent", "failed", "pending", "tokensRemoved", "tokensDeactivated"])
+            #expect(
+                status["deliveries"]?.keys
+                    == ["targeted", "sent", "failed", "pending", "tokensRemoved", "tokensDeactivated", "byPlatform"])
+            func platform(sent: Int64) -> JSONValue {
+                .object(["sent": .integer(sent), "failed": .integer(0), "tokensRemoved": .integer(0), "tokensDeactivated": .integer(0)])
+            }
             #expect(
                 status["deliveries"]
                     == .object([
                         "targeted": .integer(4), "sent": .integer(4), "failed": .integer(0), "pending": .integer(0),
                         "tokensRemoved": .integer(0), "tokensDeactivated": .integer(0),
+                        "byPlatform": .object(["ios": platform(sent: 4), "android": platform(sent: 0)]),
                     ]))
         }
     }
