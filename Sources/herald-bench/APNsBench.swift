@@ -59,69 +59,29 @@ struct APNsBench: AsyncParsableCommand {
         defer { client.shutdown() }
         let shared = APNsPayload(body)
         let tokens = TokenMaker(length: tokenLength)
+        let topic = topic
 
-        if warmup > 0 { _ = try await run(client, shared, tokens, count: warmup) }
-        let cpuBefore = cpuSeconds()
-        let started = ContinuousClock.now
-        let result = try await run(client, shared, tokens, count: count)
-        let elapsed = ContinuousClock.now - started
-        let cpu = cpuSeconds() - cpuBefore
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        var latencies = result.latencies
-        latencies.sort()
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1e6
+        let figures = await ClientBenchFigures.measure(count: count, warmup: warmup) { count in
+            await ClientBenchRun.run(
+                client.makeSendStream(of: UInt64.self), count: count,
+                request: { APNsNotification(deviceToken: tokens.token($0), payload: shared, topic: topic) },
+                classify: Self.classify)
         }
         print("notifications: \(count) over \(connections) connection(s) × \(streams) streams, \(url)")
-        print(String(format: "elapsed: %.3f s   rate: %.0f notifications/s", seconds, Double(count) / seconds))
-        print(String(format: "latency: p50 %.2f ms   p99 %.2f ms   max %.2f ms", percentile(0.5), percentile(0.99), percentile(1.0)))
-        print(String(format: "client CPU: %.2f s (%.1f µs per notification)", cpu, cpu / Double(count) * 1e6))
+        figures.printRate(unit: "notifications", each: "notification")
         let counters = client.counters
         print("client loop: \(counters.rounds) rounds for \(counters.completed) transfers (warm-up included)")
-        print("outcomes: " + result.outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-        for (key, message) in result.firstErrors.sorted(by: { $0.key < $1.key }) { print("first \(key): \(message)") }
-        if result.outcomes["200"] != count { throw ExitCode(1) }
+        figures.printOutcomes()
+        if !figures.allSucceeded() { throw ExitCode(1) }
     }
 
-    private struct RunResult: Sendable {
-        var latencies: [UInt64] = []
-        var outcomes: [String: Int] = [:]
-        var firstErrors: [String: String] = [:]
-    }
-
-    private func run(_ client: APNsClient, _ payload: APNsPayload, _ tokens: TokenMaker, count: Int) async throws -> RunResult {
-        let stream = client.makeSendStream(of: UInt64.self)
-        return await withTaskGroup(of: RunResult.self) { group in
-            group.addTask {
-                var result = RunResult()
-                result.latencies.reserveCapacity(count)
-                for await delivery in stream.results {
-                    result.latencies.append(DispatchTime.now().uptimeNanoseconds - delivery.tag)
-                    let key: String
-                    switch delivery.outcome {
-                    case .delivered, .rejected: key = String(delivery.outcome.status ?? 0)
-                    case .rejectedLocally(let reason): key = "local \(reason)"
-                    case .failed(let error):
-                        key = "failed \(error.kind.rawValue)"
-                        if result.outcomes[key] == nil { result.firstErrors[key] = error.description }
-                    }
-                    result.outcomes[key, default: 0] += 1
-                }
-                return result
-            }
-            for index in 0..<count {
-                let notification = APNsNotification(deviceToken: tokens.token(index), payload: payload, topic: topic)
-                await stream.submit(notification, tag: DispatchTime.now().uptimeNanoseconds)
-            }
-            stream.finish()
-            return await group.next()!
+    /// An outcome's kind: the HTTP status, or why there was none.
+    @Sendable static func classify(_ outcome: APNsOutcome) -> (key: String, error: String?) {
+        switch outcome {
+        case .delivered, .rejected: (String(outcome.status ?? 0), nil)
+        case .rejectedLocally(let reason): ("local \(reason)", nil)
+        case .failed(let error): ("failed \(error.kind.rawValue)", error.description)
         }
-    }
-
-    private func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }
 

@@ -6,7 +6,7 @@ import Logging
 import SQLKit
 
 /// `herald-bench`: Herald's benchmarks (see BENCHMARKS.md and bench/run.sh): the store, the sweeper,
-/// and the APNs client (`apns`).
+/// the APNs and FCM clients (`apns`, `fcm`) and the whole broker (`publish`).
 ///
 /// The HTTP figures come from `wrk` against a running `herald serve`. This command prepares databases
 /// of a chosen size (`populate`), times Herald's sweeper (`sweep`) and store (`register`) on them, and
@@ -20,7 +20,8 @@ struct HeraldBench: AsyncParsableCommand {
         abstract: "Prepare benchmark databases and time Herald's store and sweeper.",
         subcommands: [
             Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
-            StatementCost.self, APNsBench.self, APNsToken.self, PublishBench.self, PruneBench.self,
+            StatementCost.self, APNsBench.self, APNsToken.self, FCMBench.self, FCMToken.self, PublishBench.self,
+            PruneBench.self,
         ])
 }
 

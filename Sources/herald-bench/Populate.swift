@@ -30,6 +30,9 @@ struct Populate: AsyncParsableCommand {
     @Option(help: "App id the rows belong to.")
     var app = "bench"
 
+    @Option(help: "Percentage of devices that are ANDROID with an FCM-shaped token (0-100); the rest are IOS.")
+    var androidPercent: Double = 0
+
     @Option(
         help:
             "Give devices registry metadata (app version, locale, model, install id, name), a last-seen time in the past 30 days, and 1% of them switched off."
@@ -42,12 +45,14 @@ struct Populate: AsyncParsableCommand {
         guard expired >= 0, expiring >= 0, expired + expiring <= 1 else {
             throw ValidationError("--expired and --expiring are shares that add up to at most 1")
         }
+        guard (0...100).contains(androidPercent) else { throw ValidationError("--android-percent must be 0...100") }
     }
 
     func run() async throws {
         let plan = PopulationPlan(
             app: app, devices: devices, channelCount: channels, channelsPerDevice: channelsPerDevice,
-            expiredShare: expired, expiringShare: expiring, expiryOrder: expiryOrder, now: SystemClock().now.milliseconds)
+            expiredShare: expired, expiringShare: expiring, expiryOrder: expiryOrder, now: SystemClock().now.milliseconds,
+            androidShare: androidPercent / 100)
         let clock = ContinuousClock()
         let start = clock.now
         try await withBackend(database) { backend in
@@ -60,6 +65,7 @@ struct Populate: AsyncParsableCommand {
         print(
             "populated \(plan.devices) devices, \(plan.registrations) registrations in \(format(seconds, 1)) s (\(Int(rate)) registrations/s)"
         )
+        if plan.androidShare > 0 { print("  of which \(plan.androidDevices) ANDROID (FCM tokens), the rest IOS") }
         let counts = try await withBackend(database) { try await TableCounts.read($0) }
         print(counts.summary)
     }

@@ -29,6 +29,8 @@ struct PopulationPlan: Sendable {
     var expiryOrder: ExpiryOrder
     /// Epoch milliseconds the plan is relative to (creation times, past and future expirations).
     var now: Int64
+    /// Share of devices that are ANDROID with an FCM-shaped token; the rest are IOS with an APNs token.
+    var androidShare: Double = 0
 
     /// The scatter resolution: shares are exact for every full block of this many devices.
     static let scatterBlock = 10_000
@@ -73,6 +75,22 @@ struct PopulationPlan: Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// Whether device `n` is ANDROID: a fixed scatter of `n` (exact for every full block of devices,
+    /// spread over the table as a real registry's are), independent of the expiry scatter's order.
+    func isAndroid(_ n: Int) -> Bool {
+        // 3,089 is coprime with 10,000 too, and visits the slots in another order than 7,919.
+        Double((n &* 3_089) % Self.scatterBlock) / Double(Self.scatterBlock) < androidShare
+    }
+
+    /// Device `n`'s operating system, as the devices table holds it.
+    func os(_ n: Int) -> String { isAndroid(n) ? "ANDROID" : "IOS" }
+
+    /// Device `n`'s push token: FCM-shaped for an ANDROID device, 64 hex digits for an IOS one.
+    func deviceToken(_ n: Int) -> String { isAndroid(n) ? FCMBenchToken.make(n) : Self.token(n) }
+
+    /// How many of the devices are ANDROID.
+    var androidDevices: Int { (1...devices).reduce(0) { $0 + (isAndroid($1) ? 1 : 0) } }
 
     /// A 64-digit hex APNs-style token, distinct per device.
     static func token(_ n: Int) -> String {

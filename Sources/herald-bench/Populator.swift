@@ -80,10 +80,10 @@ struct Populator {
         var statements: [SQLQueryString] = []
         for chunk in Self.chunks(of: range, size: devicesPerStatement) where metadata {
             let rows = chunk.map { n -> SQLQueryString in
-                let device = Self.metadata(n, now: plan.now)
+                let device = Self.metadata(n, now: plan.now, android: plan.isAndroid(n))
                 return """
                     (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
-                    \(bind: PopulationPlan.token(n)), \(bind: "IOS"), \(bind: plan.now), \(bind: device.lastSeen), \(bind: device.active), \
+                    \(bind: plan.deviceToken(n)), \(bind: plan.os(n)), \(bind: plan.now), \(bind: device.lastSeen), \(bind: device.active), \
                     \(bind: "install-\(n)"), \(bind: "Phone \(n)"), \(bind: device.model), \(bind: device.version), \
                     \(bind: AppVersion(device.version)?.key), \(bind: device.locale))
                     """
@@ -95,7 +95,7 @@ struct Populator {
             let rows = chunk.map { n -> SQLQueryString in
                 """
                 (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
-                \(bind: PopulationPlan.token(n)), \(bind: "IOS"), \(bind: plan.now), \(bind: plan.now))
+                \(bind: plan.deviceToken(n)), \(bind: plan.os(n)), \(bind: plan.now), \(bind: plan.now))
                 """
             }
             statements.append("INSERT INTO devices (\(unsafeRaw: Self.deviceColumns)) VALUES \(rows.joined(separator: ", "))")
@@ -123,12 +123,15 @@ struct Populator {
         "id, app_id, device_id, registration_id, device_token, os, created_at, last_seen_at, is_active, install_id, device_name, device_model, app_version, app_version_key, locale"
     static let metadataBinds = 15
 
-    /// Device `n`'s metadata: eight app versions, six locales, four models, last seen within 30 days,
-    /// every hundredth switched off, all spread evenly over the device numbers.
-    static func metadata(_ n: Int, now: Int64) -> (version: String, locale: String, model: String, lastSeen: Int64, active: Bool) {
+    /// Device `n`'s metadata: eight app versions, six locales, four models (of its platform), last seen
+    /// within 30 days, every hundredth switched off, all spread evenly over the device numbers.
+    static func metadata(_ n: Int, now: Int64, android: Bool = false) -> (
+        version: String, locale: String, model: String, lastSeen: Int64, active: Bool
+    ) {
         let versions = ["1.0", "1.5", "2.0", "2.2.1", "2.3", "2.10", "3.0", "3.1"]
         let locales = ["en-US", "de-DE", "de-CH", "fr-FR", "fr-CA", "ja-JP"]
-        let models = ["iPhone15,2", "iPhone14,7", "iPhone16,1", "iPad13,1"]
+        let models =
+            android ? ["Pixel 8", "Pixel 7a", "SM-S918B", "SM-A546B"] : ["iPhone15,2", "iPhone14,7", "iPhone16,1", "iPad13,1"]
         return (
             versions[n % versions.count], locales[(n / 7) % locales.count], models[(n / 3) % models.count],
             now - Int64((n * 7919) % (30 * 86_400)) * 1000, n % 100 != 0

@@ -8,20 +8,22 @@ import FoundationNetworking
 #endif
 
 /// `herald-bench publish`: the whole broker, measured from outside. Starts the mock APNs in this process
-/// (TLS, token auth, nothing recorded), runs the `herald` binary as a separate process on a populated
-/// database, and times (1) publish → the first APNs request for a one-device channel, and (2) publish →
-/// the mock accepting every notification of a large channel, sampling the server's resident memory.
+/// (TLS, token auth, nothing recorded), and with `--fcm` the mock FCM too (the app then gets an `fcm`
+/// block), runs the `herald` binary as a separate process on a populated database, and times (1) publish
+/// → the first APNs request for a one-device channel, and (2) publish → the mocks accepting every
+/// notification of a large channel (its IOS devices through APNs, its ANDROID ones through FCM),
+/// sampling the server's resident memory.
 struct PublishBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
-        abstract: "Time publish-to-APNs latency and channel fan-out of a running herald against the mock.")
+        abstract: "Time publish-to-APNs latency and channel fan-out of a running herald against the mocks (APNs, FCM with --fcm).")
 
     @OptionGroup var database: DatabaseOption
 
     @Option(help: "The herald binary to run (a release build).")
     var herald = ".build-release/release/herald"
 
-    @Option(help: "The repository's fixtures directory (TLS certificates and the test key).")
+    @Option(help: "The repository's fixtures directory (TLS certificates, the test key and service account).")
     var fixtures = "fixtures"
 
     @Option(help: "App id the populated rows belong to (herald-bench populate --app).")
@@ -49,13 +51,21 @@ struct PublishBench: AsyncParsableCommand {
     var connections = 2
     @Option var streams = 500
 
+    @Flag(help: "Also run the mock FCM (TLS, nothing recorded) and give the app an fcm block, for channels with ANDROID devices.")
+    var fcm = false
+
+    @Option(help: "HTTP/2 connections to the mock FCM, and streams per connection (the app's fcm settings).")
+    var fcmConnections = 2
+    @Option var fcmStreams = 100
+
     func run() async throws {
-        let mock = try await startMock()
+        let audience = try await ChannelAudience.read(database, app: app, channel: channel)
+        let mocks = try await PublishMocks.start(fixtures: fixtures, fcm: fcm)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let config = scratch.appendingPathComponent("herald.json")
-        try configuration(mock: mock).write(to: config, atomically: true, encoding: .utf8)
+        try configuration(mocks: mocks, scratch: scratch).write(to: config, atomically: true, encoding: .utf8)
         var servers: [BenchServer] = []
         defer { for server in servers { server.stop() } }
         var base: URL?
@@ -74,55 +84,43 @@ struct PublishBench: AsyncParsableCommand {
         guard let base else { return }
         let idle = servers.map { $0.residentKiB() }
 
-        try await latency(base: base, mock: mock)
-        let devices = try await fanOut(base: base, mock: mock, servers: servers)
+        try await latency(base: base, mocks: mocks)
+        let devices = try await fanOut(base: base, mocks: mocks, audience: audience, servers: servers)
         for (index, server) in servers.enumerated() {
             print(
                 "instance \(index + 1): peak RSS over the run (VmHWM) \(server.peakKiB() / 1024) MiB; at rest before: \(idle[index] / 1024) MiB; channel \(devices) devices"
             )
         }
-        try await mock.shutdown()
+        try await mocks.shutdown()
     }
 
-    func startMock() async throws -> APNsMock {
-        var configuration = APNsMockConfiguration(
-            transport: .tls(certificateChainFile: fixtures + "/tls/server.crt", privateKeyFile: fixtures + "/tls/server.key"),
-            authentication: .token([
-                try APNsMockSigningKey(
-                    keyId: "TESTKEY001", teamId: "TESTTEAM01",
-                    p8File: fixtures + "/keys/AuthKey_TESTKEY001.p8")
-            ]))
-        configuration.topics = ["com.example.herald"]
-        configuration.recordNotifications = false
-        return try await APNsMock.start(configuration)
-    }
-
-    func configuration(mock: APNsMock) -> String {
+    func configuration(mocks: PublishMocks, scratch: URL) throws -> String {
         let root = FileManager.default.currentDirectoryPath + "/" + fixtures
+        let fcmBlock = try mocks.fcmBlock(fixtures: fixtures, directory: scratch, connections: fcmConnections, streams: fcmStreams)
         return """
             {"sweeper": {"intervalSeconds": 0}, "history": {"enabled": \(history)}, "metrics": {"enabled": \(metrics)},
              "apps": [{"id": "\(app)", "keys": [{"key": "k-client", "role": "client"}, {"key": "k-server", "role": "server"}],
-                       "apns": {"environment": "custom", "url": "\(mock.baseURL)", "caFile": "\(root)/tls/ca.crt",
+                       "apns": {"environment": "custom", "url": "\(mocks.apns.baseURL)", "caFile": "\(root)/tls/ca.crt",
                                 "topic": "com.example.herald", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
                                 "privateKeyFile": "\(root)/keys/AuthKey_TESTKEY001.p8",
-                                "connections": \(connections), "streamsPerConnection": \(streams)}}]}
+                                "connections": \(connections), "streamsPerConnection": \(streams)}\(fcmBlock.map { ",\n" + $0 } ?? "")}]}
             """
     }
 
     /// Publish to a channel of one device, and time until the mock sees the request.
-    func latency(base: URL, mock: APNsMock) async throws {
+    func latency(base: URL, mocks: PublishMocks) async throws {
         guard latencySamples > 0 else { return }
         _ = try await BenchHTTP.send(
             "POST", base.appendingPathComponent("\(app)/k-client/messaging/registrations"),
             json: #"{"deviceToken": "ab\#(String(repeating: "0", count: 62))", "deviceId": "latency-probe", "channels": ["one"]}"#)
         var samples: [Double] = []
         for _ in 0..<latencySamples {
-            let before = mock.stats().requests
+            let before = mocks.apnsRequests
             let start = ContinuousClock.now
             let answer = try await BenchHTTP.send(
                 "POST", base.appendingPathComponent("\(app)/k-server/messaging/one"), json: #"{"message": "ping"}"#)
             guard answer.status == 200 else { throw ValidationError("publish answered \(answer.status): \(answer.body)") }
-            while mock.stats().requests == before {
+            while mocks.apnsRequests == before {
                 if ContinuousClock.now - start > .seconds(10) { throw ValidationError("no APNs request 10 s after a publish") }
                 try await Task.sleep(for: .microseconds(200))
             }
@@ -136,44 +134,66 @@ struct PublishBench: AsyncParsableCommand {
         )
     }
 
-    /// Publish to the big channel `rounds` times; each round ends when the mock has accepted every device.
-    func fanOut(base: URL, mock: APNsMock, servers: [BenchServer]) async throws -> Int {
-        var devices = 0
+    /// Publish to the big channel `rounds` times; a round ends when the message is no longer scheduled and
+    /// the mocks have accepted, between them, one notification per device of the channel (its IOS devices
+    /// through APNs; its ANDROID ones through FCM, with `--fcm`).
+    func fanOut(base: URL, mocks: PublishMocks, audience: ChannelAudience, servers: [BenchServer]) async throws -> Int {
+        let expected = audience.apple + (fcm ? audience.android : 0)
+        guard expected > 0 else {
+            throw ValidationError("'\(channel)' has no active devices of app '\(app)' to send to: is it the populated channel?")
+        }
+        if fcm || audience.android > 0 {
+            let android = fcm ? "FCM" : "skipped: no --fcm"
+            print("channel \(channel): \(audience.apple) IOS devices (APNs), \(audience.android) ANDROID (\(android))")
+        }
+        let headers = fcm ? #"{"ios-alert-title": "Herald", "android-content-title": "Herald"}"# : #"{"ios-alert-title": "Herald"}"#
         for round in 1...rounds {
-            let accepted = mock.stats().accepted
+            let before = mocks.accepted
             let cpuBefore = servers.map { $0.cpuSeconds() }
             let start = ContinuousClock.now
             let answer = try await BenchHTTP.send(
                 "POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
-                json: #"{"message": "bench", "headers": {"ios-alert-title": "Herald"}}"#)
+                json: #"{"message": "bench", "headers": \#(headers)}"#)
             guard answer.status == 200, case .string(let id)? = try JSONValue.parse(Array(answer.body.utf8)).field("messageId") else {
                 throw ValidationError("publish answered \(answer.status): \(answer.body)")
             }
             var peak = 0
             var status = JSONValue.null
+            var finishedAt: ContinuousClock.Instant?
+            var delivered = mocks.accepted - before
             while true {
                 peak = max(peak, servers.map { $0.residentKiB() }.max() ?? 0)
-                let reply = try await BenchHTTP.send("GET", base.appendingPathComponent("\(app)/k-server/messaging/\(id)"))
-                status = try JSONValue.parse(Array(reply.body.utf8))
-                if status.field("status") != .string("scheduled") { break }
+                if finishedAt == nil {
+                    let reply = try await BenchHTTP.send("GET", base.appendingPathComponent("\(app)/k-server/messaging/\(id)"))
+                    status = try JSONValue.parse(Array(reply.body.utf8))
+                    if status.field("status") != .string("scheduled") { finishedAt = .now }
+                }
+                delivered = mocks.accepted - before
+                if let finishedAt {
+                    if delivered.total == expected { break }
+                    // The mocks count an answer before sending it, so once the message is done they are too.
+                    if delivered.total > expected || ContinuousClock.now - finishedAt > .seconds(10) {
+                        throw ValidationError(
+                            "message \(id) ended \(status.field("status").map { "\($0)" } ?? "?") but the mocks accepted "
+                                + "\(delivered.apns) (APNs) + \(delivered.fcm) (FCM) for the channel's \(expected) devices")
+                    }
+                }
                 if ContinuousClock.now - start > .seconds(600) { throw ValidationError("fan-out still running after 10 minutes") }
                 try await Task.sleep(for: .milliseconds(20))
             }
             let seconds = (ContinuousClock.now - start).seconds
-            let delivered = mock.stats().accepted - accepted
-            devices = delivered
-            guard delivered > 0 else { throw ValidationError("the mock accepted nothing: is '\(channel)' the populated channel?") }
             func count(_ name: String) -> String {
                 if case .integer(let value)? = status.field("deliveries")?.field(name) { return String(value) }
                 return "?"
             }
             let cores = zip(servers, cpuBefore).map { format(($0.cpuSeconds() - $1) / seconds, 2) }
+            let split = fcm ? " (APNs \(delivered.apns) + FCM \(delivered.fcm))" : ""
             print(
-                "round \(round): \(delivered) notifications accepted in \(format(seconds, 2)) s = \(Int(Double(delivered) / seconds))/s; "
+                "round \(round): \(delivered.total) notifications accepted\(split) in \(format(seconds, 2)) s = \(Int(Double(delivered.total) / seconds))/s; "
                     + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB; "
                     + "server CPU (cores) \(cores.joined(separator: " + "))")
         }
-        return devices
+        return expected
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldCurl
 import Logging
 
@@ -118,11 +119,12 @@ public final class FCMClient: Sendable {
     static func outcome(of finished: CurlCompletion) -> FCMOutcome {
         if finished.code != 0 { return .failed(FCMTransportError(curlCode: finished.code, message: finished.errorText)) }
         if finished.status == 200 {
-            let name = (try? JSONDecoder().decode(Success.self, from: Data(finished.body)))?.name ?? ""
+            // Herald's own parser: Foundation's JSONDecoder cost a few percent of the client's CPU here.
+            guard case .object(let answer)? = try? JSONValue.parse(finished.body), case .string(let name)? = answer["name"] else {
+                return .delivered(messageName: "")
+            }
             return .delivered(messageName: name)
         }
         return .rejected(FCMResponse(status: finished.status, body: finished.body, retryAfter: finished.headers["retry-after"]))
     }
-
-    private struct Success: Decodable { var name: String? }
 }
