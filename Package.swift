@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "apns-mock", targets: ["apns-mock"]),
         .executable(name: "fcm-mock", targets: ["fcm-mock"]),
+        .executable(name: "devicecheck-mock", targets: ["devicecheck-mock"]),
         .library(name: "Herald", targets: ["Herald"]),
     ],
     dependencies: [
@@ -128,6 +129,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Apple DeviceCheck (two bits per device) for an app's backend: on the shared curl layer, with
+        // the bearer token signed as APNs's provider token is (HeraldAPNs' key and token cache).
+        .target(
+            name: "HeraldDeviceCheck",
+            dependencies: [
+                "HeraldAPNs",
+                "HeraldCurl",
+                "HeraldCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Webhook events out: signing, retry policy and a libcurl easy-handle sender.
         .target(
             name: "HeraldWebhooks",
@@ -150,6 +163,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "fixtures/mock-kit/Sources/MockServerKit",
             swiftSettings: strict
@@ -218,6 +232,24 @@ let package = Package(
             path: "fixtures/fcm-mock/Sources/fcm-mock",
             swiftSettings: strict
         ),
+        // The mock Apple DeviceCheck server (validate_device_token, query_two_bits, update_two_bits).
+        .target(
+            name: "DeviceCheckMock",
+            dependencies: mockDependencies + ["HeraldCore"],
+            path: "fixtures/devicecheck-mock/Sources/DeviceCheckMock",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "devicecheck-mock",
+            dependencies: [
+                "DeviceCheckMock",
+                "MockServerKit",
+                "MockServerCommand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/devicecheck-mock/Sources/devicecheck-mock",
+            swiftSettings: strict
+        ),
         .target(
             name: "Herald",
             dependencies: [
@@ -227,6 +259,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldAPNs",
                 "HeraldFCM",
+                "HeraldDeviceCheck",
                 "HeraldCurl",
                 "HeraldDispatch",
                 "HeraldWebhooks",
@@ -274,6 +307,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldAPNs",
                 "HeraldFCM",
+                "HeraldDeviceCheck",
                 "HeraldCurl",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -319,6 +353,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DeviceCheckMockTests",
+            dependencies: [
+                "DeviceCheckMock", "HeraldCurl", "HeraldCore", "HeraldTestSupport", "HeraldAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HeraldAPNsTests",
             dependencies: [
                 "HeraldTestSupport",
@@ -337,6 +379,15 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldDeviceCheckTests",
+            dependencies: [
+                "HeraldDeviceCheck",
+                "HeraldAPNs",
+                "HeraldCore",
             ],
             swiftSettings: strict
         ),
@@ -367,6 +418,8 @@ let package = Package(
                 "HeraldMetrics",
                 "APNsMock",
                 "FCMMock",
+                "DeviceCheckMock",
+                "HeraldDeviceCheck",
                 "HeraldTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

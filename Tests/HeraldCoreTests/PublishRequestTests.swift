@@ -173,7 +173,8 @@ import Testing
         // pairs: each member is an array holding one value).
         // 2n - 1 values for structure(n): 999 pass, 1001 do not.
         #expect(try parse(#"{"message": \#(structure(500)), "publishPolicy": "PUBSUB"}"#).message != .null)
-        #expect(try parse(#"{"message": "m", "headers": {"extra": \#(structure(500))}, "publishPolicy": "PUBSUB"}"#).headers["extra"] != nil)
+        #expect(
+            try parse(#"{"message": "m", "headers": {"extra": \#(structure(500))}, "publishPolicy": "PUBSUB"}"#).headers["extra"] != nil)
         for (body, property) in [
             (#"{"message": \#(structure(501)), "publishPolicy": "PUBSUB"}"#, "message"),
             (#"{"message": "m", "headers": {"extra": \#(structure(501))}, "publishPolicy": "PUBSUB"}"#, "headers.extra"),

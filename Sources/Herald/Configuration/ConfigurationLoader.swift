@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldDeviceCheck
 import HeraldDispatch
 import HeraldFCM
 import HeraldStore
@@ -228,6 +229,7 @@ public enum ConfigurationLoader {
                 AppConfiguration(
                     id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id),
                     fcm: try readFCM(settings, prefix: "apps.\(index).fcm", app: id),
+                    deviceCheck: try readDeviceCheck(settings, prefix: "apps.\(index).deviceCheck", app: id),
                     webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id)))
         }
         return apps
@@ -321,6 +323,46 @@ public enum ConfigurationLoader {
         guard (1...1000).contains(streams) else { throw fail("streamsPerConnection must be between 1 and 1000") }
         let configuration = FCMAppConfiguration(
             serviceAccountFile: file, url: url, caFile: caFile, connections: connections, streamsPerConnection: streams)
+        do {
+            _ = try configuration.clientConfiguration()
+        } catch {
+            throw fail(error.description)
+        }
+        return configuration
+    }
+
+    /// An app's `deviceCheck` block, checked as far as it can be without a network: the values, the key
+    /// file (parsed) and the CA file.
+    static func readDeviceCheck(_ settings: Settings, prefix: String, app: String) throws(ConfigurationError)
+        -> DeviceCheckAppConfiguration?
+    {
+        func value(_ name: String) -> String? { settings.string("\(prefix).\(name)").flatMap { $0.isEmpty ? nil : $0 } }
+        guard DeviceCheckAppConfiguration.settingNames.contains(where: { value($0) != nil }) else { return nil }
+        func fail(_ message: String) -> ConfigurationError {
+            ConfigurationError("configuration: app '\(app)' deviceCheck: \(message)")
+        }
+        let environment: DeviceCheckEnvironment
+        switch value("environment") ?? "production" {
+        case "production": environment = .production
+        case "development": environment = .development
+        case "custom":
+            guard let url = value("url") else { throw fail("environment 'custom' needs a url (\(prefix).url)") }
+            guard url.hasPrefix("https://") || url.hasPrefix("http://") else { throw fail("url must be an http(s) URL") }
+            let caFile = value("caFile")
+            if let caFile, !FileManager.default.isReadableFile(atPath: caFile) { throw fail("caFile '\(caFile)' cannot be read") }
+            environment = .custom(url: url, caFile: caFile)
+        case let other: throw fail("unknown environment '\(other)' (expected production, development or custom)")
+        }
+        guard let team = value("teamId"), let key = value("keyId"), let file = value("privateKeyFile") else {
+            throw fail("teamId, keyId and privateKeyFile (a .p8 key with the DeviceCheck capability) are required")
+        }
+        let connections = try settings.integer("\(prefix).connections") ?? 1
+        guard (1...16).contains(connections) else { throw fail("connections must be between 1 and 16") }
+        let streams = try settings.integer("\(prefix).streamsPerConnection") ?? 100
+        guard (1...1000).contains(streams) else { throw fail("streamsPerConnection must be between 1 and 1000") }
+        let configuration = DeviceCheckAppConfiguration(
+            environment: environment, teamID: team, keyID: key, privateKeyFile: file, connections: connections,
+            streamsPerConnection: streams)
         do {
             _ = try configuration.clientConfiguration()
         } catch {

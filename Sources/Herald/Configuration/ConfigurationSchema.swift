@@ -33,6 +33,7 @@ indirect enum ConfigurationSchema: Sendable {
                     "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
                     "apns": .values(APNsAppConfiguration.settingNames),
                     "fcm": .values(FCMAppConfiguration.settingNames),
+                    "deviceCheck": .values(DeviceCheckAppConfiguration.settingNames),
                     "webhook": .values("url", "secret", "secretFile", "caFile", "timeoutSeconds"),
                 ], required: ["id", "keys"])),
     ])

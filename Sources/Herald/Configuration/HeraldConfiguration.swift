@@ -101,16 +101,20 @@ public struct AppConfiguration: Sendable, Equatable {
     public var apns: APNsAppConfiguration?
     /// nil: the same for ANDROID devices.
     public var fcm: FCMAppConfiguration?
+    /// nil: the DeviceCheck routes answer that the app has no `deviceCheck` block.
+    public var deviceCheck: DeviceCheckAppConfiguration?
     /// nil: no events are recorded for the app.
     public var webhook: WebhookTarget?
 
     public init(
-        id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, fcm: FCMAppConfiguration? = nil, webhook: WebhookTarget? = nil
+        id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, fcm: FCMAppConfiguration? = nil,
+        deviceCheck: DeviceCheckAppConfiguration? = nil, webhook: WebhookTarget? = nil
     ) {
         self.id = id
         self.keys = keys
         self.apns = apns
         self.fcm = fcm
+        self.deviceCheck = deviceCheck
         self.webhook = webhook
     }
 }

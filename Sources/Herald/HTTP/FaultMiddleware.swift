@@ -47,6 +47,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound: .notFound
         case .tooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests
+        case .badGateway: .badGateway
         case .unavailable: .serviceUnavailable
         case .internal: .internalServerError
         }

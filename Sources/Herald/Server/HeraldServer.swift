@@ -15,7 +15,7 @@ public enum HeraldServer {
     static func makeRouter(
         store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
         clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?, readiness: Readiness, metrics: HeraldMetrics,
-        metricsRoute: MetricsRoutes?
+        metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -29,6 +29,7 @@ public enum HeraldServer {
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         PushTemplateRoutes(apps: apps).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
+        DeviceCheckRoutes(clients: deviceCheck, apps: apps).add(to: router)
         return router
     }
 
@@ -58,7 +59,9 @@ public enum HeraldServer {
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
             singleServer: configuration.database.isSingleServer, metrics: exporter.metrics, logger: logger)
-        var services: [any Service] = [clients, dispatcher]
+        // DeviceCheck clients stop after the HTTP server (the last service stops first) that calls them.
+        let deviceCheck = DeviceCheckClients(apps: configuration.apps, clock: clock, logger: logger)
+        var services: [any Service] = [deviceCheck, clients, dispatcher]
         let targets = Dictionary(uniqueKeysWithValues: configuration.apps.compactMap { app in app.webhook.map { (app.id, $0) } })
         if let outbox, !targets.isEmpty {
             services.append(
@@ -87,7 +90,7 @@ public enum HeraldServer {
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
-                metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil),
+                metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)], idleTimeout: requestTimeout)),

@@ -11,6 +11,8 @@ public struct HeraldFault: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         case tooLarge
         case rateLimited
+        /// An upstream service (Apple) refused what Herald sent on the caller's behalf.
+        case badGateway
         /// A dependency (the database) is away for now; the client should retry.
         case unavailable
         case `internal`
@@ -117,6 +119,32 @@ extension HeraldFault {
 
     public static func invalidParameter(_ name: String, _ detail: String) -> HeraldFault {
         HeraldFault(code: 8008, kind: .validation, message: "Invalid parameter '\(name)': \(detail)")
+    }
+
+    /// 5070: a DeviceCheck route of an app whose configuration has no `deviceCheck` block.
+    public static func deviceCheckNotConfigured(app: String) -> HeraldFault {
+        HeraldFault(
+            code: 5070, kind: .validation,
+            message: "DeviceCheck is not configured for app '\(app)': its configuration has no apps[].deviceCheck block")
+    }
+
+    /// 5071: Apple's DeviceCheck refused the device token (400 there).
+    public static func deviceCheckBadToken(_ apple: String) -> HeraldFault {
+        HeraldFault(code: 5071, kind: .validation, message: "Apple DeviceCheck refused the device token: \(apple)")
+    }
+
+    /// 5072: Apple's DeviceCheck refused the app's key, key id or team (401/403 there).
+    public static let deviceCheckCredentialsRefused = HeraldFault(
+        code: 5072, kind: .badGateway, message: "Apple DeviceCheck refused the app's credentials")
+
+    /// 5073: Apple's DeviceCheck did not answer, or answered 429 or 5xx, after Herald's retries.
+    public static func deviceCheckUnavailable(_ detail: String) -> HeraldFault {
+        HeraldFault(code: 5073, kind: .unavailable, message: "Apple DeviceCheck is unavailable; retry later (\(detail))")
+    }
+
+    /// 5074: Apple's DeviceCheck refused a request Herald built (a field other than the token).
+    public static func deviceCheckRefused(_ apple: String) -> HeraldFault {
+        HeraldFault(code: 5074, kind: .badGateway, message: "Apple DeviceCheck refused the request: \(apple)")
     }
 
     /// 404 for a route that does not exist; Backendless has no dedicated code, 8008-style text keeps clients' parsers happy.

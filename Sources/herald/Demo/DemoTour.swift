@@ -159,7 +159,8 @@ struct DemoTour {
         let (status, body) = try await http.send("GET", "\(DemoStack.appId)/\(stack.clientKey)/messaging/registrations/\(device.id)")
         guard status == 404 else {
             throw DemoError(
-                "\(device.id)'s token was reported gone but GET of its registration answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+                "\(device.id)'s token was reported gone but GET of its registration answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))"
+            )
         }
         DemoFormat.say(
             "GET /demo/$CLIENT_KEY/messaging/registrations/\(device.id) (\(device.os.rawValue); its token was reported gone) → 404 \(String(decoding: body, as: UTF8.self)): removed."

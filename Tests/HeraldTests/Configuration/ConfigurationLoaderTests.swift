@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldAPNs
 import HeraldCore
+import HeraldDeviceCheck
 import HeraldDispatch
 import HeraldStore
 import HeraldTestSupport
@@ -254,6 +255,44 @@ import Testing
         #expect(streams?.contains("streamsPerConnection must be between 1 and 1000") == true, "\(streams ?? "accepted")")
         let typo = try failure(app(#"{"serviceAccount": "\#(account)"}"#))
         #expect(typo?.contains("did you mean 'apps[0].fcm.serviceAccountFile'") == true, "\(typo ?? "accepted")")
+    }
+
+    /// The deviceCheck block: read with its defaults, and each wrong value stopped with one line naming it.
+    @Test func aDeviceCheckBlockIsCheckedAtStartUp() throws {
+        let key = FixtureFiles.keyFile()
+        func app(_ block: String) -> String {
+            #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "server"}], "deviceCheck": \#(block)}]}"#
+        }
+        let configuration = try withFile(app(#"{"teamId": "TESTTEAM01", "keyId": "TESTKEY001", "privateKeyFile": "\#(key)"}"#)) {
+            try ConfigurationLoader.load(file: $0, environment: [:])
+        }
+        #expect(
+            configuration.apps.first?.deviceCheck
+                == DeviceCheckAppConfiguration(environment: .production, teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: key))
+        let development = try withFile(
+            app(#"{"environment": "development", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#)
+        ) { try ConfigurationLoader.load(file: $0, environment: [:]) }
+        #expect(development.apps.first?.deviceCheck?.environment.baseURL == "https://api.development.devicecheck.apple.com")
+        let cases: [(String, String)] = [
+            (#"{"keyId": "K", "privateKeyFile": "\#(key)"}"#, "teamId, keyId and privateKeyFile"),
+            (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "/nonexistent/k.p8"}"#, "/nonexistent/k.p8"),
+            (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "\#(FixtureFiles.caFile)"}"#, "not a P-256 private key"),
+            (#"{"environment": "custom", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#, "needs a url"),
+            (#"{"environment": "staging", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#, "unknown environment 'staging'"),
+            (
+                #"{"environment": "custom", "url": "https://localhost:1", "caFile": "/nonexistent/ca.crt", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#,
+                "caFile '/nonexistent/ca.crt' cannot be read"
+            ),
+            (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)", "connections": 0}"#, "connections must be between 1 and 16"),
+            (#"{"teamID": "T"}"#, "did you mean 'apps[0].deviceCheck.teamId'"),
+        ]
+        for (block, expected) in cases {
+            let message = try failure(app(block))
+            #expect(message?.contains(expected) == true, "\(block): \(message ?? "accepted")")
+            if !expected.hasPrefix("did you mean") {
+                #expect(message?.contains("app 'a' deviceCheck:") == true, "\(block): \(message ?? "accepted")")
+            }
+        }
     }
 
     /// A HERALD_* variable that names no setting is refused like an unknown key; the ones that are settings,

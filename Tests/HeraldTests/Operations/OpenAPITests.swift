@@ -89,7 +89,8 @@ import Testing
                 store: store, messages: messages, registry: registry, apps: try AppDirectory(apps: TestHerald.apps), clock: clock,
                 sweeper: Sweeper(store: store, clock: clock, batchSize: 100, logger: logger), dispatcher: nil,
                 readiness: Readiness(backend: backend), metrics: .disabled,
-                metricsRoute: MetricsRoutes(exporter: MetricsExporter(), bearerToken: nil))
+                metricsRoute: MetricsRoutes(exporter: MetricsExporter(), bearerToken: nil),
+                deviceCheck: DeviceCheckClients(apps: TestHerald.apps, clock: clock, logger: logger))
             return Set(router.routes.map { "\($0.method.rawValue) \($0.path)" })
         }
     }

@@ -43,7 +43,8 @@ import Glibc
         // A whole head, then a body a byte every 200 ms: each byte would restart the idle timeout, but the
         // request as a whole has the same second, so it is cut off too.
         let slowBody = try RawConnection(port: port)
-        let head = "POST /shop/k-client/messaging/registrations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        let head =
+            "POST /shop/k-client/messaging/registrations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             + "Content-Length: 1000\r\n\r\n"
         #expect(slowBody.send(Array(head.utf8)))
         let bodyStart = ContinuousClock.now

@@ -34,20 +34,22 @@ enum TestHerald {
     /// answering through the router or a live socket.
     static func with(
         file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
-        metrics: HeraldConfiguration.Metrics = .init(),
+        metrics: HeraldConfiguration.Metrics = .init(), apps: [AppConfiguration] = TestHerald.apps,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         switch database {
         case .sqlite:
-            try await run(file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, body)
-        case .postgres: try await PostgresTestDatabase.with { url in try await run(url, setup: setup, metrics: metrics, body) }
+            try await run(
+                file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, apps: apps, body)
+        case .postgres:
+            try await PostgresTestDatabase.with { url in try await run(url, setup: setup, metrics: metrics, apps: apps, body) }
         }
     }
 
     private static func run(
-        _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics,
+        _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics, apps: [AppConfiguration],
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
