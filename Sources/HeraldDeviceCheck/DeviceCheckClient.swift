@@ -12,7 +12,7 @@ public final class DeviceCheckClient: Sendable {
     private let loop: CurlMultiLoop
     private let token: APNsProviderToken
     /// The header lines of the current token, built once per token rather than once per call.
-    private let headers = Locked<(issuedAt: Int64, list: CurlHeaderList)?>(nil)
+    private let headers = Locked<(jwt: String, list: CurlHeaderList)?>(nil)
     private let logger: Logger
 
     public init(configuration: DeviceCheckClientConfiguration, logger: Logger = Logger(label: "herald.devicecheck"))
@@ -40,7 +40,7 @@ public final class DeviceCheckClient: Sendable {
         var attempt = 1
         var renewed = false
         while true {
-            let verdict = await attemptOnce(request)
+            let (verdict, sent) = await attemptOnce(request)
             switch verdict {
             case .done(let result):
                 return .success(result)
@@ -48,8 +48,10 @@ public final class DeviceCheckClient: Sendable {
                 return .failure(failure)
             case .renewToken(let text):
                 // Once per call: a token Apple refuses twice in a row means the key, its id or the team is wrong.
-                guard !renewed, let issued = try? token.token() else { return .failure(.credentialsRefused(text)) }
-                token.expire(issued)
+                // The token this call sent, not whatever is cached now: of many calls refused at once, the
+                // first discards it and the others find the new one already signed.
+                guard !renewed, let sent else { return .failure(.credentialsRefused(text)) }
+                token.expire(sent)
                 renewed = true
             case .retry(let why):
                 guard case .retry(let delay) = configuration.retry.retry(attempt: attempt, because: why, random: &random) else {
@@ -74,20 +76,21 @@ public final class DeviceCheckClient: Sendable {
     /// Handle and transfer counts, for tests and benchmarks.
     public var counters: CurlCounters { loop.counters }
 
-    /// One request on the wire, with a transaction id and timestamp of its own.
-    private func attemptOnce(_ request: DeviceCheckRequest) async -> DeviceCheckVerdict {
+    /// One request on the wire, with a transaction id and timestamp of its own; the verdict, and the
+    /// token it carried (nil when none could be signed).
+    private func attemptOnce(_ request: DeviceCheckRequest) async -> (DeviceCheckVerdict, APNsProviderToken.Issued?) {
         let issued: APNsProviderToken.Issued
         do {
             issued = try token.token()
         } catch {
-            return .fail(.client("the DeviceCheck key cannot sign a token: \(error)"))
+            return (.fail(.client("the DeviceCheck key cannot sign a token: \(error)")), nil)
         }
         let body = CurlBody(
             request.body(transactionID: UUID().uuidString, timestamp: configuration.clock.now.milliseconds))
         let url = configuration.environment.baseURL + request.operation.path
         let list = headerList(for: issued)
         let operation = request.operation
-        return await withCheckedContinuation { continuation in
+        let verdict = await withCheckedContinuation { continuation in
             loop.submit(
                 CurlJob(url: url, headers: list, body: body) { finished in
                     continuation.resume(
@@ -96,12 +99,13 @@ public final class DeviceCheckClient: Sendable {
                             errorText: finished.errorText))
                 })
         }
+        return (verdict, issued)
     }
 
     private func headerList(for issued: APNsProviderToken.Issued) -> CurlHeaderList {
-        if let cached = headers.withLock({ $0 }), cached.issuedAt == issued.issuedAt { return cached.list }
+        if let cached = headers.withLock({ $0 }), cached.jwt == issued.jwt { return cached.list }
         let list = CurlHeaderList(["content-type: application/json", "Accept:", "authorization: Bearer " + issued.jwt])
-        headers.withLock { $0 = (issued.issuedAt, list) }
+        headers.withLock { $0 = (issued.jwt, list) }
         return list
     }
 }

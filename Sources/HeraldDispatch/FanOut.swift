@@ -49,6 +49,10 @@ struct FanOut: Sendable {
         /// Checkpoints taken but not yet written (a write failed): written first, in order, by the next
         /// write, so a later cursor never skips their pages' counts.
         var unwritten: [FanOutCheckpoint] = []
+        /// The pages each unwritten checkpoint closed. Until its write commits they are still what a
+        /// crash would send again, so they count against `maxOpenPages` with the open ones: the bound on
+        /// re-sends (`maxOpenPages × pageSize`) holds while a checkpoint is being written too.
+        var unwrittenPages: [Int] = []
         /// The sequence number of the next checkpoint taken (see `FanOutCheckpoint.sequence`).
         var nextSequence: Int64
         var lastFailure: String?
@@ -171,7 +175,7 @@ struct FanOut: Sendable {
                     return true
                 }
                 return (
-                    due, next, false, state.progress.openPages < settings.maxOpenPages,
+                    due, next, false, state.progress.openPages + state.unwrittenPages.reduce(0, +) < settings.maxOpenPages,
                     exhausted && state.progress.unanswered == 0
                 )
             }
@@ -279,10 +283,12 @@ struct FanOut: Sendable {
     /// the database although its write reported a failure (the answer was lost) is not counted twice.
     private func checkpoint(_ state: Shared, force: Bool) async {
         let pending = state.withLock { state -> [FanOutCheckpoint] in
+            let open = state.progress.openPages
             if var taken = state.progress.takeCheckpoint(force: force) {
                 taken.sequence = state.nextSequence
                 state.nextSequence += 1
                 state.unwritten.append(taken)
+                state.unwrittenPages.append(open - state.progress.openPages)
             }
             return state.unwritten
         }
@@ -294,6 +300,7 @@ struct FanOut: Sendable {
                 metrics.wrote(.checkpoint, count: 1, duration: ContinuousClock.now - start)
                 let halted = state.withLock { state -> Bool in
                     state.unwritten.removeFirst()
+                    state.unwrittenPages.removeFirst()
                     switch status {
                     case nil: if state.halt == nil { state.halt = .leaseLost }
                     // Cancelled by the publisher, or failed by another slice (credentials): stop sending.

@@ -171,13 +171,16 @@ import Testing
         func structure(_ count: Int) -> String { "{" + (1..<count).map { "\"k\($0)\": [1]" }.joined(separator: ",") + "}" }
         // A PUBSUB message and a custom header may carry structure, bounded by its values in all (here
         // pairs: each member is an array holding one value).
-        // 2n - 1 values for structure(n): 999 pass, 1001 do not.
-        #expect(try parse(#"{"message": \#(structure(500)), "publishPolicy": "PUBSUB"}"#).message != .null)
+        // 2(n - 1) values for structure(n): 1000 pass, 1002 do not; so do an array of 1000 and of 1001.
+        #expect(try parse(#"{"message": \#(structure(501)), "publishPolicy": "PUBSUB"}"#).message != .null)
+        let thousand = "[" + Array(repeating: "1", count: 1000).joined(separator: ",") + "]"
+        #expect(try parse(#"{"message": \#(thousand), "publishPolicy": "PUBSUB"}"#).message != .null)
         #expect(
-            try parse(#"{"message": "m", "headers": {"extra": \#(structure(500))}, "publishPolicy": "PUBSUB"}"#).headers["extra"] != nil)
+            try parse(#"{"message": "m", "headers": {"extra": \#(structure(501))}, "publishPolicy": "PUBSUB"}"#).headers["extra"] != nil)
         for (body, property) in [
-            (#"{"message": \#(structure(501)), "publishPolicy": "PUBSUB"}"#, "message"),
-            (#"{"message": "m", "headers": {"extra": \#(structure(501))}, "publishPolicy": "PUBSUB"}"#, "headers.extra"),
+            (#"{"message": \#(structure(502)), "publishPolicy": "PUBSUB"}"#, "message"),
+            (#"{"message": [0,\#(thousand.dropFirst()), "publishPolicy": "PUBSUB"}"#, "message"),
+            (#"{"message": "m", "headers": {"extra": \#(structure(502))}, "publishPolicy": "PUBSUB"}"#, "headers.extra"),
         ] {
             do {
                 _ = try parse(body)

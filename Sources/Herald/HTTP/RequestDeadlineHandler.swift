@@ -1,19 +1,27 @@
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose request has not arrived whole within `timeout` of its head.
+/// Closes a connection whose request has not arrived whole within `timeout`.
 ///
 /// Hummingbird's idle timeout (`http.idleTimeoutSeconds`) restarts with every request part it reads, so
 /// it cuts off a silent client or a request head sent a byte at a time, but not a body sent a few bytes
 /// at a time: each chunk restarts it. This handler sits between the HTTP decoder and Hummingbird and
-/// gives each request one deadline from its head to its end. A request whose end has arrived is never
-/// cut off, however long Herald takes to answer it.
-final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// gives a request one deadline for its body, counted from its head, or, when its head came while
+/// Herald was still answering an earlier request on the connection (pipelining), from that answer's
+/// end: time Herald itself spends is never held against the client. A request whose end has arrived is
+/// never cut off, however long Herald takes to answer it.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
     private let timeout: TimeAmount
     private var deadline: Scheduled<Void>?
+    /// Requests whose head arrived and whose answer has not ended yet.
+    private var unanswered = 0
+    /// The newest request's head arrived and its end has not.
+    private var receiving = false
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -22,27 +30,46 @@ final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandl
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            deadline?.cancel()
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-                loopBound.value.close(promise: nil)
-            }
+            unanswered += 1
+            receiving = true
+            // Only when Herald owes no earlier answer; otherwise the clock starts when that answer ends.
+            if unanswered == 1 { arm(context) }
         case .end:
-            deadline?.cancel()
-            deadline = nil
+            receiving = false
+            disarm()
         case .body:
             break
         }
         context.fireChannelRead(data)
     }
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            unanswered = max(0, unanswered - 1)
+            // The request still arriving is now the oldest one: its body's time starts.
+            if receiving && unanswered == 1 && deadline == nil { arm(context) }
+        }
+        context.write(data, promise: promise)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        disarm()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        disarm()
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    private func disarm() {
         deadline?.cancel()
         deadline = nil
     }

@@ -13,8 +13,9 @@ public enum Limits {
     /// count, not only by the body limit, so the work a request causes stays bounded if that limit is raised.
     public static let headersPerMessage = 100
     public static let singlecastDevices = 1000
-    /// Values (every member, element and scalar, counted through every level) in a free-form JSON value:
-    /// a publish's `message` when it is an object or array, and a custom header's object or array value.
+    /// Values (every member, element and scalar, counted through every level, the outermost object or
+    /// array itself not included) in a free-form JSON value: a publish's `message` when it is an object or
+    /// array, and a custom header's object or array value.
     public static let structuredValues = 1000
     /// Request bodies larger than this are refused with HTTP 413 and code 8000 naming "body".
     public static let requestBodyBytes = 64 * 1024
@@ -29,7 +30,7 @@ public enum Limits {
 
     /// Throws 8000 naming `property` when `value` holds more than `structuredValues` values in all.
     public static func checkStructure(_ property: String, _ value: JSONValue) throws(HeraldFault) {
-        var count = 0
+        var count = -1  // the outermost value is the container, not one of its values
         var pending = [value]
         while let next = pending.popLast() {
             count += 1

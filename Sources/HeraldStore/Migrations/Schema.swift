@@ -269,8 +269,9 @@ enum Schema {
         },
         Migration(name: "0015_platform_counts") { _ in
             // The part of each count that went to ANDROID devices (FCM), on the message and on each slice;
-            // the rest went to Apple devices (`DeliveryCounts.ios`). Messages sent before count as Apple's,
-            // which they were: nothing was sent to Android before FCM. One column a statement (SQLite).
+            // the rest went to Apple devices (`DeliveryCounts.ios`). Counts recorded before this migration
+            // have no platform and are shown as Apple's (a message that also went to Android through a
+            // build without this column shows those sends under ios). One column a statement (SQLite).
             ["messages", "message_slices"].flatMap { table in
                 ["android_sent", "android_failed", "android_tokens_removed", "android_tokens_deactivated"].map {
                     "ALTER TABLE \(table) ADD COLUMN \($0) BIGINT NOT NULL DEFAULT 0"
