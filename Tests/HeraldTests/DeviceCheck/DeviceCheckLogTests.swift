@@ -45,6 +45,11 @@ import Testing
         #expect(statuses == [200, 400, 503])
         server.process.terminate()
         _ = try await server.waitForExit()
+        // The pipe is read on its own thread: give it a moment to deliver the last lines.
+        let drained = ContinuousClock.now + .seconds(5)
+        while server.stderr.components(separatedBy: "DeviceCheck call failed").count < 3, ContinuousClock.now < drained {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let log = server.stderr
         #expect(log.contains("DeviceCheck call failed"), "the refusals are logged")
         #expect(log.contains(String(tokens[2].prefix(8))), "by their first characters")
