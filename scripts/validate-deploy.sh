@@ -276,6 +276,8 @@ METRICS = {
     "herald_db_write_duration_seconds": ("histogram", {"write"}),
     "herald_group_commit_batch_size": ("histogram", {"write"}),
     "herald_fanouts_running": ("gauge", set()),
+    "herald_devicecheck_calls_total": ("counter", {"operation", "outcome"}),
+    "herald_devicecheck_call_duration_seconds": ("histogram", {"operation"}),
 }
 metrics_src = "Sources/HeraldMetrics/HeraldMetrics.swift"
 if os.path.exists(metrics_src):

@@ -41,12 +41,14 @@ public final class HeraldMetrics: Sendable {
         public static let dbWriteDuration = "herald_db_write_duration_seconds"
         public static let batchSize = "herald_group_commit_batch_size"
         public static let fanOutsRunning = "herald_fanouts_running"
+        public static let deviceCheckCalls = "herald_devicecheck_calls_total"
+        public static let deviceCheckDuration = "herald_devicecheck_call_duration_seconds"
 
         /// Every name above (a test checks the exposition holds each).
         public static let all = [
             httpRequests, httpDuration, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
             notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
-            dbWriteDuration, batchSize, fanOutsRunning,
+            dbWriteDuration, batchSize, fanOutsRunning, deviceCheckCalls, deviceCheckDuration,
         ]
     }
 
@@ -163,6 +165,16 @@ public final class HeraldMetrics: Sendable {
 
     public func fanOutStarted() { fanOuts.increment() }
     public func fanOutEnded() { fanOuts.decrement() }
+
+    // MARK: DeviceCheck
+
+    /// One call to Apple's DeviceCheck for the app's backend, retries included: `operation` is validate,
+    /// query or update; `outcome` is ok or why it failed (badDeviceToken, badRequest, credentialsRefused,
+    /// unavailable, client).
+    public func deviceCheckCall(operation: String, outcome: String, duration: Duration) {
+        cache.counter(Name.deviceCheckCalls, [("operation", operation), ("outcome", outcome)], factory).increment()
+        cache.timer(Name.deviceCheckDuration, [("operation", operation)], factory).recordNanoseconds(duration.nanoseconds)
+    }
 
     // MARK: Database
 

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldDeviceCheck
+import HeraldMetrics
 import Hummingbird
 import Logging
 
@@ -8,6 +9,7 @@ import Logging
 struct DeviceCheckRoutes {
     let clients: DeviceCheckClients
     let apps: AppDirectory
+    let metrics: HeraldMetrics
 
     func add(to router: Router<HeraldRequestContext>) {
         let group = router.requiring(.server, apps: apps)
@@ -30,7 +32,11 @@ struct DeviceCheckRoutes {
         let app = try context.appId()
         let client = try clients.client(for: app)
         let call = try DeviceCheckRequest(operation, json: try await JSONBody.read(request))
-        switch await client.perform(call) {
+        let started = ContinuousClock.now
+        let outcome = await client.perform(call)
+        metrics.deviceCheckCall(
+            operation: Self.segment(operation), outcome: Self.outcomeLabel(outcome), duration: ContinuousClock.now - started)
+        switch outcome {
         case .success(let result):
             return JSONBody.response(Self.answer(result))
         case .failure(.badDeviceToken(let text)) where operation == .validate:
@@ -44,6 +50,18 @@ struct DeviceCheckRoutes {
                     "herald.devicecheck.token": "\(call.tokenPrefix)", "herald.reason": "\(failure)",
                 ])
             throw Self.fault(failure)
+        }
+    }
+
+    /// The metric label of a call's outcome: a small fixed set.
+    static func outcomeLabel(_ outcome: Result<DeviceCheckResult, DeviceCheckFailure>) -> String {
+        switch outcome {
+        case .success: "ok"
+        case .failure(.badDeviceToken): "badDeviceToken"
+        case .failure(.badRequest): "badRequest"
+        case .failure(.credentialsRefused): "credentialsRefused"
+        case .failure(.unavailable): "unavailable"
+        case .failure(.client): "client"
         }
     }
 

@@ -29,7 +29,7 @@ public enum HeraldServer {
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         PushTemplateRoutes(apps: apps).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
-        DeviceCheckRoutes(clients: deviceCheck, apps: apps).add(to: router)
+        DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
         return router
     }
 

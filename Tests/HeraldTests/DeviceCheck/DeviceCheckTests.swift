@@ -144,6 +144,13 @@ import Testing
             #expect(failed.status == .serviceUnavailable)
             #expect(failed.body["code"] == .integer(5073))
             #expect(mock.stats().requests - before == 3, "three attempts in all")
+            // Counted by operation and outcome, retries inside one call; no token in a label.
+            let metrics = try await Exposition.read(h.client)
+            #expect(metrics[#"herald_devicecheck_calls_total{operation="update",outcome="ok"}"#] == 1)
+            #expect(metrics[#"herald_devicecheck_calls_total{operation="query",outcome="unavailable"}"#] == 1)
+            #expect(metrics[#"herald_devicecheck_call_duration_seconds_count{operation="query"}"#] == 1)
+            let text = try await h.client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            #expect(!text.contains(busy) && !text.contains(down))
         }
     }
 
