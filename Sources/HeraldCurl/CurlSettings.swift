@@ -25,3 +25,25 @@ public struct CurlSettings: Sendable {
         self.capturedHeaders = capturedHeaders
     }
 }
+
+extension CurlSettings {
+    /// A timeout as curl takes it: whole milliseconds, at least 1 (0 would mean none).
+    public static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Whether this process can open `path` for reading (a CA, certificate or key file), checked when a
+    /// client is configured so a wrong path is one line at start-up rather than a TLS error per request.
+    public static func isReadable(_ path: String) -> Bool {
+        guard let handle = fopen(path, "r") else { return false }
+        fclose(handle)
+        return true
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

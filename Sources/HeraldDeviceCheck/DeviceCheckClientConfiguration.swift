@@ -2,10 +2,6 @@ import HeraldAPNs
 import HeraldCore
 import HeraldCurl
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Everything one DeviceCheck client needs: where, which key, how wide, and how hard to retry.
 public struct DeviceCheckClientConfiguration: Sendable {
     public var environment: DeviceCheckEnvironment
@@ -51,17 +47,12 @@ public struct DeviceCheckClientConfiguration: Sendable {
             throw DeviceCheckConfigurationError(
                 "the DeviceCheck URL must start with https:// (or http:// for a cleartext test server): \(environment.baseURL)")
         }
-        if let caFile = environment.caFile {
-            guard let handle = fopen(caFile, "r") else { throw DeviceCheckConfigurationError("cannot read the CA file \(caFile)") }
-            fclose(handle)
+        if let caFile = environment.caFile, !CurlSettings.isReadable(caFile) {
+            throw DeviceCheckConfigurationError("cannot read the CA file \(caFile)")
         }
         return CurlSettings(
             cleartext: environment.isCleartext, caFile: environment.caFile,
-            connectTimeoutMilliseconds: Self.milliseconds(connectTimeout), requestTimeoutMilliseconds: Self.milliseconds(requestTimeout))
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+            connectTimeoutMilliseconds: CurlSettings.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: CurlSettings.milliseconds(requestTimeout))
     }
 }

@@ -8,4 +8,13 @@ public enum DeviceCheckOperation: String, Sendable, Hashable, CaseIterable {
     case update = "update_two_bits"
 
     var path: String { "/v1/" + rawValue }
+
+    /// Herald's name for it: its route's last segment (`…/devicecheck/query`) and its metric label.
+    public var name: String {
+        switch self {
+        case .validate: "validate"
+        case .query: "query"
+        case .update: "update"
+        }
+    }
 }

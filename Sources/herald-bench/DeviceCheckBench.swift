@@ -35,7 +35,7 @@ struct DeviceCheckBench: AsyncParsableCommand {
     var warmup: Int = 1_000
 
     func run() async throws {
-        guard let operation = DeviceCheckOperation.allCases.first(where: { DeviceCheckBench.name($0) == self.operation }) else {
+        guard let operation = DeviceCheckOperation.allCases.first(where: { $0.name == self.operation }) else {
             throw ValidationError("--operation must be query, update or validate")
         }
         let key = try APNsSigningKey(keyID: keyID, teamID: teamID, p8File: keyFile)
@@ -61,14 +61,6 @@ struct DeviceCheckBench: AsyncParsableCommand {
         figures.printRate(unit: "calls", each: "call")
         figures.printOutcomes()
         if !figures.allSucceeded() { throw ExitCode(1) }
-    }
-
-    static func name(_ operation: DeviceCheckOperation) -> String {
-        switch operation {
-        case .query: "query"
-        case .update: "update"
-        case .validate: "validate"
-        }
     }
 
     /// A distinct base64 token for each index, of a real token's order of size (about 2 KB).

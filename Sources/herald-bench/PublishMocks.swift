@@ -53,16 +53,11 @@ struct PublishMocks: Sendable {
     /// `token_uri` is the mock's token endpoint, written into `directory`. Nil without the mock.
     func fcmBlock(fixtures: String, directory: URL, connections: Int, streams: Int) throws -> String? {
         guard let fcm else { return nil }
-        let original = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/fcm/service-account.json"))
-        guard var account = try JSONSerialization.jsonObject(with: original) as? [String: Any] else {
-            throw CocoaError(.fileReadCorruptFile)
-        }
-        account["token_uri"] = fcm.tokenURL
-        let file = directory.appendingPathComponent("service-account.json")
-        try JSONSerialization.data(withJSONObject: account).write(to: file)
+        let file = try fcm.serviceAccountFile(
+            copying: fixtures + "/fcm/service-account.json", to: directory.appendingPathComponent("service-account.json").path)
         let root = FileManager.default.currentDirectoryPath + "/" + fixtures
         return """
-            "fcm": {"serviceAccountFile": "\(file.path)", "url": "\(fcm.baseURL)", "caFile": "\(root)/tls/ca.crt",
+            "fcm": {"serviceAccountFile": "\(file)", "url": "\(fcm.baseURL)", "caFile": "\(root)/tls/ca.crt",
                     "connections": \(connections), "streamsPerConnection": \(streams)}
             """
     }

@@ -1,4 +1,3 @@
-import Foundation
 import HeraldAPNs
 import HeraldCore
 import HeraldDeviceCheck
@@ -39,7 +38,7 @@ public struct DeviceCheckAppConfiguration: Sendable, Equatable {
         do {
             key = try APNsSigningKey(keyID: keyID, teamID: teamID, p8File: privateKeyFile)
         } catch {
-            throw ConfigurationError(error.message.replacingOccurrences(of: "APNs", with: "DeviceCheck"))
+            throw ConfigurationError(error.message)
         }
         return DeviceCheckClientConfiguration(
             environment: environment, key: key, connections: connections, streamsPerConnection: streamsPerConnection,

@@ -14,17 +14,9 @@ struct DeviceCheckRoutes {
     func add(to router: Router<HeraldRequestContext>) {
         let group = router.requiring(.server, apps: apps)
         for operation in DeviceCheckOperation.allCases {
-            group.post(RouterPath("/{appId}/{apiKey}/devicecheck/" + Self.segment(operation))) { request, context in
+            group.post(RouterPath("/{appId}/{apiKey}/devicecheck/" + operation.name)) { request, context in
                 try await call(operation, request, context)
             }
-        }
-    }
-
-    static func segment(_ operation: DeviceCheckOperation) -> String {
-        switch operation {
-        case .validate: "validate"
-        case .query: "query"
-        case .update: "update"
         }
     }
 
@@ -35,7 +27,7 @@ struct DeviceCheckRoutes {
         let started = ContinuousClock.now
         let outcome = await client.perform(call)
         metrics.deviceCheckCall(
-            operation: Self.segment(operation), outcome: Self.outcomeLabel(outcome), duration: ContinuousClock.now - started)
+            operation: operation.name, outcome: Self.outcomeLabel(outcome), duration: ContinuousClock.now - started)
         switch outcome {
         case .success(let result):
             return JSONBody.response(Self.answer(result))

@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import HeraldCore
 
-/// An APNs token-auth key: the `.p8` P-256 private key with the ids Apple gave it.
+/// An Apple token-auth key: the `.p8` P-256 private key with the ids Apple gave it. APNs signs its
+/// provider tokens with it, and DeviceCheck its bearer tokens (one key may serve both). Its errors name
+/// no service: the caller's configuration line says which block the file belongs to.
 public struct APNsSigningKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The 10-character key id (`kid`).
     public let keyID: String
@@ -22,12 +24,12 @@ public struct APNsSigningKey: Sendable, CustomStringConvertible, CustomDebugStri
         do {
             pem = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw APNsConfigurationError("cannot read the APNs key file \(path)")
+            throw APNsConfigurationError("cannot read the key file \(path)")
         }
         do {
             self.init(keyID: keyID, teamID: teamID, privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
         } catch {
-            throw APNsConfigurationError("\(path) is not a P-256 private key in PEM (an APNs .p8 file)")
+            throw APNsConfigurationError("\(path) is not a P-256 private key in PEM (an Apple .p8 key file)")
         }
     }
 

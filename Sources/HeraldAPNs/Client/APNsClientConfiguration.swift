@@ -46,8 +46,8 @@ public struct APNsClientConfiguration: Sendable {
         }
         var settings = CurlSettings(
             cleartext: environment.isCleartext, caFile: environment.caFile,
-            connectTimeoutMilliseconds: Self.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: Self.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
+            connectTimeoutMilliseconds: CurlSettings.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: CurlSettings.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
         if let caFile = environment.caFile { try Self.requireReadable(caFile, what: "CA file") }
         if case .certificate(let certificate, let key, let passphrase) = credentials {
             if settings.cleartext {
@@ -64,19 +64,7 @@ public struct APNsClientConfiguration: Sendable {
         return settings
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-    }
-
     private static func requireReadable(_ path: String, what: String) throws(APNsConfigurationError) {
-        guard let handle = fopen(path, "r") else { throw APNsConfigurationError("cannot read the APNs \(what) \(path)") }
-        fclose(handle)
+        guard CurlSettings.isReadable(path) else { throw APNsConfigurationError("cannot read the APNs \(what) \(path)") }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

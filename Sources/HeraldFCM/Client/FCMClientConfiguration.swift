@@ -1,12 +1,6 @@
 import HeraldCore
 import HeraldCurl
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Everything one FCM client needs: which project, where FCM is, and how wide to multiplex.
 public struct FCMClientConfiguration: Sendable {
     public var serviceAccount: FCMServiceAccount
@@ -68,17 +62,9 @@ public struct FCMClientConfiguration: Sendable {
         guard projectIsPlain else {
             throw FCMConfigurationError("the service account's project_id has characters a URL path cannot carry")
         }
-        if let caFile {
-            guard let handle = fopen(caFile, "r") else { throw FCMConfigurationError("cannot read the FCM CA file \(caFile)") }
-            fclose(handle)
-        }
+        if let caFile, !CurlSettings.isReadable(caFile) { throw FCMConfigurationError("cannot read the FCM CA file \(caFile)") }
         return CurlSettings(
-            cleartext: lower.hasPrefix("http://"), caFile: caFile, connectTimeoutMilliseconds: Self.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: Self.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+            cleartext: lower.hasPrefix("http://"), caFile: caFile, connectTimeoutMilliseconds: CurlSettings.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: CurlSettings.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
     }
 }

@@ -51,7 +51,8 @@ struct DemoStack: Sendable {
                             environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
                             authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
                         fcm: FCMAppConfiguration(
-                            serviceAccountFile: try serviceAccount(fixtures, tokenURL: fcm.tokenURL, in: directory),
+                            serviceAccountFile: try fcm.serviceAccountFile(
+                                copying: fixtures.serviceAccount, to: directory.appendingPathComponent("service-account.json").path),
                             url: fcm.baseURL, caFile: fixtures.certificateAuthority, connections: 2))
                 ])
             configuration.sweeper.intervalSeconds = 0
@@ -77,19 +78,6 @@ struct DemoStack: Sendable {
             serviceAccounts: [try FCMServiceAccount(keyFile: fixtures.serviceAccount)])
         configuration.recordMessages = false
         return try await FCMMock.start(configuration)
-    }
-
-    /// A copy of the test service account whose `token_uri` is the mock's token endpoint (Herald asks the
-    /// key file's `token_uri` for access tokens, as with Google's).
-    static func serviceAccount(_ fixtures: DemoFixtures, tokenURL: String, in directory: URL) throws -> String {
-        let original = try Data(contentsOf: URL(fileURLWithPath: fixtures.serviceAccount))
-        guard var account = try JSONSerialization.jsonObject(with: original) as? [String: Any] else {
-            throw DemoError("\(fixtures.serviceAccount) is not a JSON object")
-        }
-        account["token_uri"] = tokenURL
-        let copy = directory.appendingPathComponent("service-account.json")
-        try JSONSerialization.data(withJSONObject: account).write(to: copy)
-        return copy.path
     }
 
     /// The mock as the tests run it, minus the records: counts are enough and memory stays flat.

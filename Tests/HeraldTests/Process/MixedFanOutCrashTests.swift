@@ -54,11 +54,8 @@ import Testing
             try await group.waitForAll()
         }
         try await backend.close()
-        let original = try Data(contentsOf: URL(fileURLWithPath: FixtureFiles.path("fixtures/fcm/service-account.json")))
-        var account = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
-        account["token_uri"] = fcm.tokenURL
-        let accountFile = scratch.path("service-account.json")
-        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: accountFile))
+        let accountFile = try fcm.serviceAccountFile(
+            copying: FixtureFiles.path("fixtures/fcm/service-account.json"), to: scratch.path("service-account.json"))
         let config = try scratch.write(
             "herald.json",
             """

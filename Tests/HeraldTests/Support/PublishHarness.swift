@@ -145,11 +145,8 @@ enum PublishHarness {
     static func fcmAppSettings(
         _ mock: FCMMock, scratch: Scratch, accountFile: String = "fixtures/fcm/service-account.json"
     ) throws -> FCMAppConfiguration {
-        let original = try Data(contentsOf: URL(fileURLWithPath: FixtureFiles.path(accountFile)))
-        var account = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
-        account["token_uri"] = mock.tokenURL
-        let path = scratch.path("service-account-\(UUID().uuidString.prefix(8)).json")
-        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path))
+        let path = try mock.serviceAccountFile(
+            copying: FixtureFiles.path(accountFile), to: scratch.path("service-account-\(UUID().uuidString.prefix(8)).json"))
         return FCMAppConfiguration(
             serviceAccountFile: path, url: mock.baseURL, caFile: FixtureFiles.caFile, connections: 2, streamsPerConnection: 100)
     }
