@@ -12,5 +12,6 @@ cd "$(dirname "$0")/.."
 
 suites='HeraldAPNsTests|GroupCommitTests|PublishFanOutTests|RetryTests|DispatchLeaseTests|TokenHygieneTests'
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+# SQLite's WAL reads its shared index without a lock by design: see scripts/tsan-suppressions.txt.
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan-suppressions.txt ${TSAN_OPTIONS:-}" \
     swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" --no-parallel "$@"
