@@ -186,9 +186,9 @@ struct FanOut: Sendable {
                     Send(page: send.page, recipient: send.recipient, provider: send.provider, attempt: send.attempt + 1), tag: ())
             }
             if !exhausted && canOpen {
-                let page: [Recipient]
+                let found: KeysetPage<Recipient>
                 do {
-                    page = try await registrations.recipients(
+                    found = try await registrations.recipients(
                         app: message.app,
                         filter: RecipientFilter(
                             channel: message.channel, devices: message.singlecast, systems: systems,
@@ -198,12 +198,17 @@ struct FanOut: Sendable {
                     state.withLock { $0.error = error }
                     return
                 }
+                let page = found.items
+                if found.next == nil { exhausted = true }
                 guard let last = page.last else {
-                    exhausted = true
+                    // Candidates that all failed the device's conditions: nothing to send, go on after them.
+                    if let next = found.next { cursor = next }
                     continue
                 }
-                cursor = last.key
-                let number = state.withLock { $0.progress.addPage(lastKey: last.key, count: page.count) }
+                // The page ends at the last key it looked at: a candidate after the last recipient was skipped.
+                let lastKey = found.next ?? last.key
+                cursor = lastKey
+                let number = state.withLock { $0.progress.addPage(lastKey: lastKey, count: page.count) }
                 for recipient in page {
                     guard let provider = PushProvider.serving(recipient.os), senders[provider] != nil else {
                         // The page query selects only `systems`; a recipient outside them has no sender.

@@ -150,6 +150,7 @@ struct PublishBench: AsyncParsableCommand {
         for round in 1...rounds {
             let before = mocks.accepted
             let cpuBefore = servers.map { $0.cpuSeconds() }
+            let databaseBefore = databaseCPUSeconds()
             let start = ContinuousClock.now
             let answer = try await BenchHTTP.send(
                 "POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
@@ -188,12 +189,31 @@ struct PublishBench: AsyncParsableCommand {
             }
             let cores = zip(servers, cpuBefore).map { format(($0.cpuSeconds() - $1) / seconds, 2) }
             let split = fcm ? " (APNs \(delivered.apns) + FCM \(delivered.fcm))" : ""
+            let databaseCores = databaseBefore.map { "; database CPU (cores) \(format((databaseCPUSeconds()! - $0) / seconds, 2))" } ?? ""
             print(
                 "round \(round): \(delivered.total) notifications accepted\(split) in \(format(seconds, 2)) s = \(Int(Double(delivered.total) / seconds))/s; "
                     + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB; "
-                    + "server CPU (cores) \(cores.joined(separator: " + "))")
+                    + "server CPU (cores) \(cores.joined(separator: " + "))\(databaseCores)")
         }
         return expected
+    }
+}
+
+extension PublishBench {
+    /// The CPU time of every PostgreSQL process on this machine so far (the server the database URL names
+    /// runs here in the benchmarks); nil for SQLite, whose work is inside Herald's own process.
+    func databaseCPUSeconds() -> Double? {
+        guard database.database.hasPrefix("postgres") else { return nil }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { $0.allSatisfy(\.isNumber) }.reduce(0.0) { total, pid in
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"),
+                text[text.index(after: open)..<close] == "postgres"
+            else { return total }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return total }
+            return total + (user + system) / 100
+        }
     }
 }
 

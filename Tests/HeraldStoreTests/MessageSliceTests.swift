@@ -31,7 +31,7 @@ import Testing
         try await store.recipients(
             app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios], upTo: slice.upTo),
             after: slice.cursor, limit: 1000, now: t0
-        ).map(\.deviceId)
+        ).items.map(\.deviceId)
     }
 
     @Test(arguments: StoreBackendKind.allCases)

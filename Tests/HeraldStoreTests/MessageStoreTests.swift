@@ -174,7 +174,7 @@ import Testing
             let members = try await store.recipients(
                 app: "shop", filter: RecipientFilter(channel: try Fixture.channel("news"), devices: nil, systems: [.ios]),
                 after: 0, limit: 10, now: t0)
-            let key = Dictionary(uniqueKeysWithValues: members.map { ($0.deviceId, $0.key) })
+            let key = Dictionary(uniqueKeysWithValues: members.items.map { ($0.deviceId, $0.key) })
             try await messages.insert(try message(), now: t0)
             _ = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
             let since = t0.adding(milliseconds: 5_000)
@@ -209,22 +209,40 @@ import Testing
             _ = try await store.register(app: "shop", try Fixture.request("elsewhere", channels: ["other"]), now: t0)
             let later = t0.adding(milliseconds: 10)
             let news = try Fixture.channel("news")
+            // Every page, followed by `next` to the end.
             func ids(_ filter: RecipientFilter, after: Int64 = 0, limit: Int = 10) async throws -> [String] {
-                try await store.recipients(app: "shop", filter: filter, after: after, limit: limit, now: later).map(\.deviceId)
+                var cursor = after
+                var found: [String] = []
+                while true {
+                    let page = try await store.recipients(app: "shop", filter: filter, after: cursor, limit: limit, now: later)
+                    #expect(page.items.count <= limit)
+                    found += page.items.map(\.deviceId)
+                    guard let next = page.next else { return found }
+                    #expect(next > cursor, "a page always moves on")
+                    cursor = next
+                }
             }
-            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx])) == ["ios1", "mac1"])
-            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.osx])) == ["mac1"])
-            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [])) == [])
-            #expect(
-                try await ids(RecipientFilter(channel: news, devices: ["elsewhere", "gone", "droid", "nobody"], systems: [.ios, .osx])) == [
-                    "elsewhere"
-                ])
-            // Paging by key: one at a time gives the same list.
+            let filters: [(RecipientFilter, [String])] = [
+                (RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]), ["ios1", "mac1"]),
+                (RecipientFilter(channel: news, devices: nil, systems: [.osx]), ["mac1"]),
+                (RecipientFilter(channel: news, devices: nil, systems: [.android]), ["droid"]),
+                (RecipientFilter(channel: news, devices: nil, systems: []), []),
+                (RecipientFilter(channel: news, devices: ["elsewhere", "gone", "droid", "nobody"], systems: [.ios, .osx]), ["elsewhere"]),
+            ]
+            for (filter, expected) in filters {
+                // Paging one candidate at a time, or two, finds the same devices as one page of ten.
+                for limit in [10, 2, 1] { #expect(try await ids(filter, limit: limit) == expected, "\(filter.systems), limit \(limit)") }
+            }
+            // A page of candidates that all fail the device's conditions is empty, and says where to go on.
+            let skipped = try await store.recipients(
+                app: "shop", filter: RecipientFilter(channel: news, devices: nil, systems: [.osx]), after: 0, limit: 1, now: later)
+            #expect(skipped.items.isEmpty && skipped.next != nil)
             let first = try await store.recipients(
                 app: "shop", filter: RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]),
                 after: 0, limit: 1, now: later)
-            #expect(first.map(\.deviceId) == ["ios1"])
-            #expect(try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]), after: first[0].key) == ["mac1"])
+            #expect(first.items.map(\.deviceId) == ["ios1"])
+            #expect(
+                try await ids(RecipientFilter(channel: news, devices: nil, systems: [.ios, .osx]), after: first.items[0].key) == ["mac1"])
         }
     }
 }

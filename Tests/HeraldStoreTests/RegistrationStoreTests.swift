@@ -108,7 +108,8 @@ import Testing
             #expect(try await store.device(app: "shop", deviceId: "d1", now: expiry) == nil, "expired at its expiration instant")
             #expect(
                 try await store.channels(app: "shop", now: expiry) == [ChannelSummary(name: try Fixture.channel("news"), registrations: 0)])
-            #expect(try await store.members(app: "shop", channel: try Fixture.channel("news"), after: 0, limit: 10, now: expiry).isEmpty)
+            #expect(
+                try await store.members(app: "shop", channel: try Fixture.channel("news"), after: 0, limit: 10, now: expiry).items.isEmpty)
             #expect(try await store.unregister(app: "shop", deviceId: "d1", now: expiry) == false)
         }
     }
@@ -119,7 +120,7 @@ import Testing
             _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["a", "b"]), now: t0)
             #expect(try await store.unregister(app: "shop", deviceId: "d1", now: t0))
             #expect(try await store.device(app: "shop", deviceId: "d1", now: t0) == nil)
-            #expect(try await store.members(app: "shop", channel: try Fixture.channel("a"), after: 0, limit: 10, now: t0).isEmpty)
+            #expect(try await store.members(app: "shop", channel: try Fixture.channel("a"), after: 0, limit: 10, now: t0).items.isEmpty)
             #expect(try await store.unregister(app: "shop", deviceId: "d1", now: t0) == false)
         }
     }
@@ -170,11 +171,11 @@ import Testing
             var seen: [String] = []
             while true {
                 let page = try await store.members(app: "shop", channel: try Fixture.channel("big"), after: cursor, limit: 7, now: now)
-                if page.isEmpty { break }
-                #expect(page.count <= 7)
-                #expect(page.map(\.cursor) == page.map(\.cursor).sorted())
-                seen += page.map(\.deviceId)
-                cursor = page.last!.cursor
+                #expect(page.items.count <= 7)
+                #expect(page.items.map(\.cursor) == page.items.map(\.cursor).sorted())
+                seen += page.items.map(\.deviceId)
+                guard let next = page.next else { break }
+                cursor = next
             }
             #expect(seen.count == 20)
             #expect(Set(seen) == Set((0..<25).filter { $0 % 5 != 0 }.map { "d\($0)" }))

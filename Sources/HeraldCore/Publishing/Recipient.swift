@@ -35,3 +35,20 @@ public struct Recipient: Sendable, Equatable {
         self.os = os
     }
 }
+
+/// One page of a listing paged by store key: what it found, and the key the next page starts after.
+///
+/// A page looks at a bounded run of keys, so some or all of them may be filtered out: a page can hold
+/// fewer items than asked for, even none, and still have a `next`. Only a nil `next` ends the listing.
+public struct KeysetPage<Item: Sendable>: Sendable {
+    public var items: [Item]
+    /// The last key this page looked at, to pass as the next page's cursor; nil: there is no next page.
+    public var next: Int64?
+
+    public init(items: [Item], next: Int64?) {
+        self.items = items
+        self.next = next
+    }
+}
+
+extension KeysetPage: Equatable where Item: Equatable {}

@@ -75,20 +75,25 @@ public struct SQLMessageStore: MessageStore {
         let ofApp: SQLQueryString = app.map { "AND app_id = \(bind: $0)" } ?? ""
         var pruned = 0
         // Oldest first through messages_finished (migration 0012); a finished message has no slices left.
+        // Each batch starts where the last one ended: for one app, the other apps' older messages (which
+        // stay) would otherwise be read again by every batch.
+        var from = Int64.min
         while true {
-            let deleted = try await backend.write { db in
+            let deleted = try await backend.write { [from] db in
                 try await db.raw(
                     """
                     DELETE FROM messages WHERE id IN (
                         SELECT id FROM messages
-                        WHERE status IN ('published', 'failed', 'cancelled') AND updated_at < \(bind: cutoff.milliseconds) \(ofApp)
+                        WHERE status IN ('published', 'failed', 'cancelled') AND updated_at >= \(bind: from)
+                          AND updated_at < \(bind: cutoff.milliseconds) \(ofApp)
                         ORDER BY updated_at LIMIT \(literal: max(1, batchSize)))
-                    RETURNING id
+                    RETURNING updated_at
                     """
-                ).all().count
+                ).all().map { try $0.decode(column: "updated_at", as: Int64.self) }
             }
-            pruned += deleted
-            if deleted < max(1, batchSize) { return pruned }
+            pruned += deleted.count
+            if deleted.count < max(1, batchSize) { return pruned }
+            from = deleted.max() ?? from
         }
     }
 

@@ -25,11 +25,15 @@ public protocol RegistrationStore: Sendable {
     /// The app's channels with their live registration counts, by name.
     func channels(app: String, now: Timestamp) async throws -> [ChannelSummary]
 
-    /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`.
-    func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember]
+    /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`: the
+    /// members among the next `limit` live registrations (see `KeysetPage`).
+    func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws
+        -> KeysetPage<ChannelMember>
 
-    /// One page of a message's recipients, ordered by device key, after `cursor` (see `RecipientFilter`).
-    func recipients(app: String, filter: RecipientFilter, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [Recipient]
+    /// One page of a message's recipients, ordered by device key, after `cursor` (see `RecipientFilter`): the
+    /// recipients among the next `limit` candidates, so every page costs the same wherever it starts.
+    func recipients(app: String, filter: RecipientFilter, after cursor: Int64, limit: Int, now: Timestamp) async throws
+        -> KeysetPage<Recipient>
 
     /// Keys of up to `limit` registrations that expired at or before `now`, in no particular order, of
     /// every app or (`app` set) of one app's channels. Sorting them before deleting keeps each delete

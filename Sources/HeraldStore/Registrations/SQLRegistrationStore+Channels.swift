@@ -61,29 +61,39 @@ extension SQLRegistrationStore {
         }
     }
 
-    public func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws -> [ChannelMember]
+    /// The members among the channel's next `limit` live registrations by key: registrations first, then
+    /// their devices by primary key, as `recipients` pages (and for the same reason).
+    public func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws
+        -> KeysetPage<ChannelMember>
     {
-        try await backend.read { db in
+        guard limit > 0 else { return KeysetPage(items: [], next: nil) }
+        let channel = Self.channelKey(app: app, name: channel)
+        return try await backend.read { db in
             let rows = try await db.raw(
                 """
                 SELECT r.device_id AS cursor, d.device_id AS device_key, d.device_token, d.os, r.expires_at
-                FROM registrations r JOIN devices d ON d.id = r.device_id
-                WHERE r.channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel.rawValue))
-                  AND r.device_id > \(bind: cursor)
-                  AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-                  AND d.is_active = \(bind: true)
+                FROM (SELECT channel_id, device_id, expires_at FROM registrations
+                      WHERE (channel_id, device_id) > (\(channel), \(bind: cursor)) AND (channel_id, device_id) <= (\(channel), \(bind: Int64.max))
+                        AND (expires_at IS NULL OR expires_at > \(bind: now.milliseconds))
+                      ORDER BY channel_id, device_id
+                      LIMIT \(bind: limit)) r
+                LEFT JOIN devices d ON d.id = r.device_id AND d.is_active = \(bind: true)
                 ORDER BY r.device_id
-                LIMIT \(bind: limit)
                 """
             ).all()
-            return try rows.map { row in
-                ChannelMember(
-                    cursor: try row.decode(column: "cursor", as: Int64.self),
-                    deviceId: try row.decode(column: "device_key", as: String.self),
-                    deviceToken: try row.decode(column: "device_token", as: String.self),
-                    os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)),
-                    expiration: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:)))
+            var members: [ChannelMember] = []
+            var last: Int64?
+            for row in rows {
+                let key = try row.decode(column: "cursor", as: Int64.self)
+                last = key
+                guard let deviceId = try row.decode(column: "device_key", as: String?.self) else { continue }
+                members.append(
+                    ChannelMember(
+                        cursor: key, deviceId: deviceId, deviceToken: try row.decode(column: "device_token", as: String.self),
+                        os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)),
+                        expiration: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:))))
             }
+            return KeysetPage(items: members, next: rows.count == limit ? last : nil)
         }
     }
 }

@@ -5,17 +5,30 @@ extension SQLRegistrationStore {
     /// One page of a message's recipients after `cursor`, by device key: active devices of a listed
     /// operating system with a live registration in the channel (or, for a singlecast, in any channel),
     /// that match the message's segment if it has one.
+    ///
+    /// A channel's page takes the next `limit` live registrations by key first, then looks their devices
+    /// up by primary key, keeping those that pass the device's conditions, so a page reads about `limit`
+    /// rows of each table wherever it starts. Two things make that so whatever the planner estimates:
+    /// - the limit sits inside the subquery: joining the tables and limiting the result let PostgreSQL
+    ///   read `devices` in key order from its first row (a merge join), so a page's cost grew with its
+    ///   position and a fan-out's with the square of the channel;
+    /// - the range is stated on the pair `(channel_id, device_id)`, which only the unique index on that
+    ///   pair can serve: stated on `device_id` alone, PostgreSQL sometimes walked `registrations_by_device`
+    ///   and read every other channel's registrations in the range too.
+    /// The price is that a page may hold fewer recipients than `limit` (devices switched off, of another
+    /// OS, outside the segment), even none; `next` says where to go on.
     public func recipients(
         app: String, filter: RecipientFilter, after cursor: Int64, limit: Int,
         now: Timestamp
-    ) async throws -> [Recipient] {
-        guard !filter.systems.isEmpty, filter.devices?.isEmpty != true else { return [] }
+    ) async throws -> KeysetPage<Recipient> {
+        guard !filter.systems.isEmpty, filter.devices?.isEmpty != true, limit > 0 else { return KeysetPage(items: [], next: nil) }
         let systems: [any Encodable & Sendable] = filter.systems.map(\.rawValue)
         let upTo = filter.upTo ?? Int64.max
         let segment = filter.segment.sqlClause
         return try await backend.read { db in
             let rows: [any SQLRow]
             if let devices = filter.devices {
+                // A singlecast names its devices: found through (app_id, device_id), at most the list's length.
                 let ids: [any Encodable & Sendable] = devices
                 rows = try await db.raw(
                     """
@@ -30,26 +43,43 @@ extension SQLRegistrationStore {
                     """
                 ).all()
             } else {
+                let channel = Self.channelKey(app: app, name: filter.channel)
                 rows = try await db.raw(
                     """
                     SELECT r.device_id AS device_key, d.device_id, d.device_token, d.os
-                    FROM registrations r JOIN devices d ON d.id = r.device_id
-                    WHERE r.channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: filter.channel.rawValue))
-                      AND r.device_id > \(bind: cursor) AND r.device_id <= \(bind: upTo)
-                      AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-                      AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
+                    FROM (SELECT channel_id, device_id FROM registrations
+                          WHERE (channel_id, device_id) > (\(channel), \(bind: cursor)) AND (channel_id, device_id) <= (\(channel), \(bind: upTo))
+                            AND (expires_at IS NULL OR expires_at > \(bind: now.milliseconds))
+                          ORDER BY channel_id, device_id
+                          LIMIT \(bind: limit)) r
+                    LEFT JOIN devices d ON d.id = r.device_id
+                         AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
                     ORDER BY r.device_id
-                    LIMIT \(bind: limit)
                     """
                 ).all()
             }
-            return try rows.map { row in
-                Recipient(
-                    key: try row.decode(column: "device_key", as: Int64.self),
-                    deviceId: try row.decode(column: "device_id", as: String.self),
-                    deviceToken: try row.decode(column: "device_token", as: String.self),
-                    os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)))
+            var recipients: [Recipient] = []
+            recipients.reserveCapacity(rows.count)
+            var last: Int64?
+            for row in rows {
+                let key = try row.decode(column: "device_key", as: Int64.self)
+                last = key
+                // No device columns: a candidate whose device failed the conditions.
+                guard let deviceId = try row.decode(column: "device_id", as: String?.self) else { continue }
+                recipients.append(
+                    Recipient(
+                        key: key, deviceId: deviceId, deviceToken: try row.decode(column: "device_token", as: String.self),
+                        os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self))))
             }
+            return KeysetPage(items: recipients, next: rows.count == limit ? last : nil)
         }
+    }
+}
+
+extension SQLRegistrationStore {
+    /// The key of the app's channel of that name, as a scalar subquery (NULL when there is none, which
+    /// compares false with everything, so a page of a missing channel is empty).
+    static func channelKey(app: String, name: ChannelName) -> SQLQueryString {
+        "(SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: name.rawValue))"
     }
 }

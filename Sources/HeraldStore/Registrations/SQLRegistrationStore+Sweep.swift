@@ -6,19 +6,22 @@ extension SQLRegistrationStore {
         try await backend.read { db in
             // Streamed row by row: a million keys are 8 MB, a million decoded rows would be far more.
             let keys = KeyCollector()
-            // One app's: through the expiry index, keeping those whose channel is the app's.
+            // Through the expiry index, oldest expiry first: the ORDER BY is what keeps the planner on that
+            // index. Without it PostgreSQL chose a sequential scan that stops at `limit` finds, which reads
+            // the rows of every registration that does not expire, and the dead rows of earlier batches again
+            // each batch. One app's: keeping those whose channel is the app's.
             let query: SQLQueryString =
                 if let app {
                     """
                     SELECT r.id FROM registrations r JOIN channels c ON c.id = r.channel_id
                     WHERE r.expires_at IS NOT NULL AND r.expires_at <= \(bind: now.milliseconds) AND c.app_id = \(bind: app)
-                    LIMIT \(bind: limit)
+                    ORDER BY r.expires_at LIMIT \(bind: limit)
                     """
                 } else {
                     """
                     SELECT id FROM registrations
                     WHERE expires_at IS NOT NULL AND expires_at <= \(bind: now.milliseconds)
-                    LIMIT \(bind: limit)
+                    ORDER BY expires_at LIMIT \(bind: limit)
                     """
                 }
             try await db.raw(query).run { row in

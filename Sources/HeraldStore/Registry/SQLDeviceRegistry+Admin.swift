@@ -77,44 +77,65 @@ extension SQLDeviceRegistry {
                  OR LOWER(d.device_name) LIKE \(bind: pattern) ESCAPE '\\')
                 """)
         }
-        if let channel = filter.channel {
-            conditions.append(
-                """
-                EXISTS (SELECT 1 FROM registrations r JOIN channels c ON c.id = r.channel_id
-                        WHERE r.device_id = d.id AND c.app_id = \(bind: app) AND c.name = \(bind: channel.rawValue)
-                          AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
-                """)
-        }
         let columns = Self.recordColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .joined(separator: ", ")
         let matching = conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
         let after = cursor ?? 0
-        let filtered = !conditions.isEmpty
+        let channel = filter.channel.map { SQLRegistrationStore.channelKey(app: app, name: $0) }
+        let filtered = !conditions.isEmpty || channel != nil
         return try await backend.read { db in
-            // The window: the next `scanLimit` devices of the app by key (through devices_by_app). A page
-            // looks only inside it, so a filter that matches few devices costs a bounded scan per page.
-            // Without a filter every device matches and the page's LIMIT bounds the work by itself.
-            let windowEnd =
-                filtered
-                ? try await db.raw(
+            // The window: the next `scanLimit` candidates by key. A page looks only inside it, so a filter that
+            // matches few devices costs a bounded scan per page. Without a filter every device matches and the
+            // page's LIMIT bounds the work by itself.
+            let windowEnd: Int64?
+            let rows: [any SQLRow]
+            if let channel {
+                // The channel's next live registrations (through the (channel_id, device_id) index, as a
+                // fan-out pages), then their devices by primary key, named in a list: joined instead, the planner
+                // may hash or merge them with the whole devices table (it did at 300,000 devices).
+                let keys = try await db.raw(
                     """
-                    SELECT id FROM devices WHERE app_id = \(bind: app) AND id > \(bind: after)
-                    ORDER BY id LIMIT 1 OFFSET \(literal: max(0, scanLimit - 1))
+                    SELECT device_id FROM registrations
+                    WHERE (channel_id, device_id) > (\(channel), \(bind: after)) AND (channel_id, device_id) <= (\(channel), \(bind: Int64.max))
+                      AND (expires_at IS NULL OR expires_at > \(bind: now.milliseconds))
+                    ORDER BY channel_id, device_id LIMIT \(literal: max(1, min(scanLimit, RegistrationBatch.maxBinds)))
                     """
-                ).first()?.decode(column: "id", as: Int64.self) : nil
-            let upTo: SQLQueryString = windowEnd.map { "d.id <= \(bind: $0)" } ?? "TRUE"
-            let rows = try await db.raw(
-                """
-                SELECT \(unsafeRaw: columns) FROM devices d
-                WHERE d.app_id = \(bind: app) AND d.id > \(bind: after) AND \(upTo) AND \(matching)
-                ORDER BY d.id LIMIT \(literal: limit + 1)
-                """
-            ).all()
+                ).all().map { try $0.decode(column: "device_id", as: Int64.self) }
+                windowEnd = keys.count >= max(1, min(scanLimit, RegistrationBatch.maxBinds)) ? keys.last : nil
+                let binds: [any Encodable & Sendable] = keys
+                rows =
+                    keys.isEmpty
+                    ? []
+                    : try await db.raw(
+                        """
+                        SELECT \(unsafeRaw: columns) FROM devices d
+                        WHERE d.id IN (\(binds: binds)) AND d.app_id = \(bind: app) AND \(matching)
+                        ORDER BY d.id LIMIT \(literal: limit + 1)
+                        """
+                    ).all()
+            } else {
+                windowEnd =
+                    filtered
+                    ? try await db.raw(
+                        """
+                        SELECT id FROM devices WHERE app_id = \(bind: app) AND id > \(bind: after)
+                        ORDER BY id LIMIT 1 OFFSET \(literal: max(0, scanLimit - 1))
+                        """
+                    ).first()?.decode(column: "id", as: Int64.self) : nil
+                let upTo: SQLQueryString = windowEnd.map { "d.id <= \(bind: $0)" } ?? "TRUE"
+                rows = try await db.raw(
+                    """
+                    SELECT \(unsafeRaw: columns) FROM devices d
+                    WHERE d.app_id = \(bind: app) AND d.id > \(bind: after) AND \(upTo) AND \(matching)
+                    ORDER BY d.id LIMIT \(literal: limit + 1)
+                    """
+                ).all()
+            }
             let found = try rows.map { row in
                 (cursor: try row.decode(column: "id", as: Int64.self), record: try Self.record(row, channels: []))
             }
             let page = Array(found.prefix(limit))
-            // More matches past this page, or devices past the window not looked at yet: go on from there.
+            // More matches past this page, or candidates past the window not looked at yet: go on from there.
             let next = found.count > limit ? page.last?.cursor : windowEnd
             return DeviceListing(devices: page, nextCursor: next)
         }
@@ -239,20 +260,23 @@ extension SQLDeviceRegistry {
         let batchSize = max(1, min(requested, Self.historyPruneBatch))
         var pruned = 0
         let ofApp: SQLQueryString = app.map { "AND app_id = \(bind: $0)" } ?? ""
-        // By age, oldest first, a batch per transaction (through the delivered_at index).
+        // By age, oldest first, a batch per transaction (through the delivered_at index), each batch from
+        // where the last one ended (for one app, the other apps' older rows stay and are not read again).
+        var from = Int64.min
         while true {
-            let deleted = try await backend.write { db in
+            let deleted = try await backend.write { [from] db in
                 try await db.raw(
                     """
                     DELETE FROM deliveries WHERE id IN (
-                        SELECT id FROM deliveries WHERE delivered_at < \(bind: cutoff.milliseconds) \(ofApp)
+                        SELECT id FROM deliveries WHERE delivered_at >= \(bind: from) AND delivered_at < \(bind: cutoff.milliseconds) \(ofApp)
                         ORDER BY delivered_at LIMIT \(literal: batchSize))
-                    RETURNING id
+                    RETURNING delivered_at
                     """
-                ).all().count
+                ).all().map { try $0.decode(column: "delivered_at", as: Int64.self) }
             }
-            pruned += deleted
-            if deleted < batchSize { break }
+            pruned += deleted.count
+            if deleted.count < batchSize { break }
+            from = deleted.max() ?? from
         }
         // By count: the devices over the cap, paged by key through deliveries_by_device (one pass over the
         // index in all, however many pages), then each one's rows older than its newest `keepPerDevice`,

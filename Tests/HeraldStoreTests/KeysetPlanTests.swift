@@ -1,0 +1,219 @@
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import Logging
+import SQLKit
+import Testing
+
+@testable import HeraldStore
+
+/// Every query that pages or walks a key range costs the same wherever it starts.
+///
+/// On PostgreSQL, with a few hundred thousand devices generated in SQL (enough that reading from the
+/// first row is visibly different from reading a page), each of the store's paged calls runs at a cursor
+/// near the end of the key space, and PostgreSQL runs each statement it issues under `EXPLAIN (ANALYZE)`
+/// (`ExplainingBackend`): a statement fails the test when it read more than a small multiple of what its
+/// page may look at. A fan-out's recipients page once read the whole `devices` table up to its cursor
+/// (a merge join from the first row), so a fan-out's cost grew with the square of the channel.
+///
+/// A paged query added later gets a case here.
+@Suite(.enabled(if: PostgresTestDatabase.serverURL != nil, "\(PostgresTestDatabase.skipMessage)"))
+struct KeysetPlanTests {
+    /// Devices generated, keys 1...devices; every fourth belongs to another app.
+    static let devices = 300_000
+    /// Cursors start here: near the end of the key space.
+    static let late: Int64 = 280_000
+    static let now = Timestamp(milliseconds: 1_800_000_000_000)
+
+    /// One call of the store and what a page of it may look at. Each statement it runs may read at most
+    /// `4 × budget + 100` rows; `whole` cases instead bound the call's statements together (a walk that
+    /// visits the whole table once, in batches from a cursor).
+    struct Case: Sendable {
+        let name: String
+        let budget: Int
+        var whole = false
+        let run: @Sendable (Stores) async throws -> Void
+    }
+
+    struct Stores: Sendable {
+        let registrations: SQLRegistrationStore
+        let registry: SQLDeviceRegistry
+        let messages: SQLMessageStore
+    }
+
+    @Test func everyPagedQueryReadsAboutAPageWhereverItStarts() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await StoreFactory.withBackend(url, logger: Logger(label: "herald.tests")) { backend in
+                try await Migrator(backend: backend).migrate(logger: Logger(label: "herald.tests"))
+                try await backend.unboundedWrite { db in
+                    for statement in Self.population { try await db.raw("\(unsafeRaw: statement)").run() }
+                }
+                try await backend.unboundedWrite { db in try await db.raw("ANALYZE").run() }
+                let explaining = ExplainingBackend(backend)
+                let stores = Stores(
+                    registrations: SQLRegistrationStore(backend: explaining), registry: SQLDeviceRegistry(backend: explaining),
+                    messages: SQLMessageStore(backend: explaining, clock: .caller))
+                for check in try Self.cases() {
+                    _ = explaining.take()
+                    try await check.run(stores)
+                    let statements = explaining.take()
+                    #expect(!statements.isEmpty, "\(check.name): no statement was explained")
+                    let limit = 4 * check.budget + 100
+                    if check.whole {
+                        let total = statements.reduce(0) { $0 + $1.rowsRead }
+                        #expect(
+                            total <= limit,
+                            "\(check.name): \(statements.count) statements read \(total) rows, over \(limit):\n\(statements.map(\.description).joined(separator: "\n"))"
+                        )
+                    } else {
+                        for statement in statements {
+                            #expect(statement.rowsRead <= limit, "\(check.name): over \(limit): \(statement)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func cases() throws -> [Case] {
+        let all = try ChannelName(validating: "all")
+        let tenth = try ChannelName(validating: "tenth")
+        let now = Self.now
+        let late = Self.late
+        func recipients(_ channel: ChannelName, systems: [DeviceOS] = [.ios, .osx], upTo: Int64? = nil, segment: Segment? = nil)
+            -> @Sendable (Stores) async throws -> Void
+        {
+            { stores in
+                let page = try await stores.registrations.recipients(
+                    app: "plan", filter: RecipientFilter(channel: channel, devices: nil, systems: systems, upTo: upTo, segment: segment),
+                    after: late, limit: 500, now: now)
+                #expect(!page.items.isEmpty && page.next != nil, "a full page of candidates")
+            }
+        }
+        // Every fourth key is the other app's, so these are all the plan's.
+        let singlecast = (0..<100).map { "dev-\(late + 1 + Int64($0) * 4)" }
+        let segment = Segment(appVersionAtLeast: AppVersion("1.1"), locales: ["en"])
+        func listing(_ filter: DeviceFilter) -> @Sendable (Stores) async throws -> Void {
+            { stores in
+                let page = try await stores.registry.devices(
+                    app: "plan", filter: filter, after: late, limit: 100, scanLimit: 5_000, now: now)
+                #expect(!page.devices.isEmpty)
+            }
+        }
+        return [
+            Case(name: "recipients of a channel of every device", budget: 500, run: recipients(all)),
+            Case(name: "recipients of a channel of a tenth of them", budget: 500, run: recipients(tenth)),
+            Case(name: "recipients of Android devices (most candidates skipped)", budget: 500, run: recipients(all, systems: [.android])),
+            Case(name: "recipients within a slice", budget: 500, run: recipients(all, upTo: late + 10_000)),
+            Case(name: "recipients in a segment", budget: 500, run: recipients(all, segment: segment)),
+            Case(name: "recipients of a singlecast", budget: singlecast.count) { stores in
+                let page = try await stores.registrations.recipients(
+                    app: "plan", filter: RecipientFilter(channel: all, devices: singlecast, systems: [.ios, .osx]),
+                    after: late, limit: 500, now: now)
+                #expect(!page.items.isEmpty)
+            },
+            Case(name: "members of a channel", budget: 500) { stores in
+                let page = try await stores.registrations.members(app: "plan", channel: all, after: late, limit: 500, now: now)
+                #expect(page.items.count > 400)
+            },
+            Case(name: "members of a small channel", budget: 500) { stores in
+                _ = try await stores.registrations.members(app: "plan", channel: tenth, after: late, limit: 500, now: now)
+            },
+            Case(name: "device listing", budget: 100, run: listing(DeviceFilter())),
+            Case(name: "device listing by OS", budget: 5_000, run: listing(DeviceFilter(os: .android))),
+            Case(name: "device listing by search", budget: 5_000, run: listing(DeviceFilter(query: "dev-28"))),
+            Case(name: "device listing by channel", budget: 5_000, run: listing(DeviceFilter(channel: all))),
+            Case(name: "device listing by a small channel and OS", budget: 5_000, run: listing(DeviceFilter(channel: tenth, os: .ios))),
+            Case(name: "launches, oldest page", budget: 50) { stores in
+                let page = try await stores.registry.launches(app: "plan", deviceId: "dev-5", before: Self.launchCursor, limit: 50)
+                #expect(page?.count == 50)
+            },
+            Case(name: "delivery history, oldest page", budget: 50) { stores in
+                let page = try await stores.registry.deliveries(app: "plan", deviceId: "dev-5", before: Self.deliveryCursor, limit: 50)
+                #expect(page?.count == 50)
+            },
+            Case(name: "expired registrations, every app", budget: 1_000) { stores in
+                let keys = try await stores.registrations.expiredRegistrationKeys(now: now, limit: 1_000, app: nil)
+                #expect(keys.count == 1_000)
+            },
+            Case(name: "expired registrations, one app", budget: 1_000) { stores in
+                let keys = try await stores.registrations.expiredRegistrationKeys(now: now, limit: 1_000, app: "plan")
+                #expect(keys.count == 1_000)
+            },
+            Case(name: "finished messages pruned in batches, one app", budget: 100) { stores in
+                // The plan's oldest 1,000 of its 20,000, interleaved with the other app's.
+                let pruned = try await stores.messages.pruneFinished(
+                    before: Timestamp(milliseconds: 1_700_000_002_001), batchSize: 100, app: "plan")
+                #expect(pruned == 1_000)
+            },
+            // By age: dev-5's 1,000 oldest, 100 a batch through deliveries_by_time. The count pass after it
+            // (nobody is over 10,000) is one walk of deliveries_by_device.
+            Case(name: "delivery history pruned by age", budget: Self.historyRows / 4 + 1_000, whole: true) { stores in
+                let pruned = try await stores.registry.pruneHistory(
+                    before: Timestamp(milliseconds: 1_700_000_001_001), keepPerDevice: 10_000, batchSize: 100, app: nil)
+                #expect(pruned == 1_000)
+            },
+            // Devices over the cap are found by one walk through deliveries_by_device from a cursor, in
+            // batches of 20: all the batches together read the table about once (not once per batch).
+            Case(name: "delivery history pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
+                let pruned = try await stores.registry.pruneHistory(
+                    before: Timestamp(milliseconds: 0), keepPerDevice: 2, batchSize: 20, app: nil)
+                #expect(pruned == 1_998 + devices / 1_000, "dev-5's 2,000 left less 2, one of each 1,000th key's 3")
+            },
+        ]
+    }
+
+    /// Launch and delivery ids start at 1 and dev-5's 3,000 come first: a cursor just past its 100 oldest.
+    static let launchCursor: Int64 = 101
+    static let deliveryCursor: Int64 = 101
+    /// Delivery rows: dev-5's 3,000 (the oldest), one for each other device of the plan's, three for each
+    /// 1,000th key (the other app's).
+    static let historyRows = 3_000 + (devices * 3 / 4 - 1) + 3 * (devices / 1_000)
+
+    /// The rows, generated in SQL: devices of two apps interleaved by key; channels `all` (every device of
+    /// the plan's, a seventh of them expired) and `tenth`, and the other app's; dev-5's launches and
+    /// history; 40,000 finished messages of both apps interleaved by time.
+    static let population: [String] = [
+        """
+        INSERT INTO devices (app_id, device_id, registration_id, device_token, os, created_at, last_seen_at, is_active,
+                             app_version, app_version_key, locale, device_model, install_id, device_name)
+        SELECT CASE WHEN i % 4 = 0 THEN 'other' ELSE 'plan' END, 'dev-' || i, 'reg-' || i, md5(i::text) || md5(i::text),
+               CASE WHEN i % 10 = 3 THEN 'ANDROID' ELSE 'IOS' END, 1800000000000 - i, 1800000000000 - (i % 1000) * 60000,
+               i % 50 <> 7, '1.' || (i % 3),
+               CASE i % 3 WHEN 0 THEN '\(AppVersion("1.0")!.key)' WHEN 1 THEN '\(AppVersion("1.1")!.key)' ELSE '\(AppVersion("1.2")!.key)' END,
+               CASE WHEN i % 2 = 0 THEN 'en-US' ELSE 'de-DE' END,
+               'iPhone' || (i % 5), 'install-' || i, 'Phone ' || i
+        FROM generate_series(1, \(devices)) AS i
+        """,
+        "INSERT INTO channels (app_id, name, created_at) VALUES ('plan', 'all', 0), ('plan', 'tenth', 0), ('other', 'all', 0)",
+        """
+        INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
+        SELECT c.id, d.id, 'reg', CASE WHEN d.id % 7 = 0 THEN 1800000000000 - 1000 WHEN d.id % 7 = 1 THEN 1800000000000 + 86400000 END, 0, 0
+        FROM devices d JOIN channels c ON c.app_id = d.app_id AND c.name = 'all'
+        """,
+        """
+        INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
+        SELECT c.id, d.id, 'reg', NULL, 0, 0 FROM devices d JOIN channels c ON c.app_id = 'plan' AND c.name = 'tenth'
+        WHERE d.app_id = 'plan' AND d.id % 10 = 1
+        """,
+        """
+        INSERT INTO launches (device_id, launched_at, app_version, app_build)
+        SELECT 5, 1700000000000 + i, '1.0', '1' FROM generate_series(1, 3000) AS i
+        """,
+        """
+        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
+        SELECT 'plan', 'dev-5', 'message:' || i, 1700000000000 + i, 'sent' FROM generate_series(1, 3000) AS i
+        """,
+        """
+        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
+        SELECT d.app_id, d.device_id, 'message:x', 1700000010000, 'sent' FROM devices d, generate_series(1, 3) AS n
+        WHERE d.id <> 5 AND ((d.app_id = 'plan' AND n = 1) OR d.id % 1000 = 0)
+        """,
+        """
+        INSERT INTO messages (id, app_id, channel, policy, broadcast, status, occurrences, created_at, updated_at)
+        SELECT 'message:' || i, CASE WHEN i % 2 = 0 THEN 'plan' ELSE 'other' END, 'all', 'PUSH', 0, 'published', 1,
+               1700000000000 + i, 1700000000000 + i
+        FROM generate_series(1, 40000) AS i
+        """,
+    ]
+}

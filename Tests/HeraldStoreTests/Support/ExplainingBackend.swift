@@ -1,0 +1,147 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+import NIOCore
+import SQLKit
+
+/// A PostgreSQL backend that, before each statement the store runs, has PostgreSQL run it under
+/// `EXPLAIN (ANALYZE, FORMAT JSON)` and keeps the plan, then runs the statement as usual. So a test calls
+/// the store's own methods and learns how many rows each of their statements read, with no copy of
+/// their SQL. Inside a write the explained run is rolled back to a savepoint (EXPLAIN ANALYZE executes
+/// a DELETE), so the statement itself then does exactly what it would have done.
+final class ExplainingBackend: SQLBackend {
+    let inner: any SQLBackend
+    private let recorded = Locked<[ExplainedStatement]>([])
+
+    init(_ inner: any SQLBackend) { self.inner = inner }
+
+    var dialect: StoreDialect { inner.dialect }
+
+    /// The statements run since the last call, with their plans, in order.
+    func take() -> [ExplainedStatement] {
+        recorded.withLock { statements in
+            defer { statements = [] }
+            return statements
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await inner.read { db in try await body(ExplainingDatabase(inner: db, inTransaction: false, backend: self)) }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await inner.write { db in try await body(ExplainingDatabase(inner: db, inTransaction: true, backend: self)) }
+    }
+
+    func unboundedWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await inner.unboundedWrite { db in try await body(ExplainingDatabase(inner: db, inTransaction: true, backend: self)) }
+    }
+
+    func withLock<T: Sendable>(_ lock: StoreLock, wait: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await inner.withLock(lock, wait: wait, body)
+    }
+
+    func close() async throws { try await inner.close() }
+
+    func schemaChanged() async throws { try await inner.schemaChanged() }
+
+    fileprivate func record(_ statement: ExplainedStatement) { recorded.withLock { $0.append(statement) } }
+}
+
+/// One statement the store ran and PostgreSQL's plan of it, as run.
+struct ExplainedStatement: Sendable, CustomStringConvertible {
+    let sql: String
+    let plan: PlanNode
+
+    /// Rows the statement's scans produced or threw away, over all their loops: what it read.
+    var rowsRead: Int { plan.rowsRead }
+
+    var description: String { "\(rowsRead) rows read by: \(sql.split(whereSeparator: \.isWhitespace).joined(separator: " "))" }
+}
+
+/// A node of `EXPLAIN (ANALYZE, FORMAT JSON)`'s plan.
+struct PlanNode: Decodable, Sendable {
+    let nodeType: String
+    let actualRows: Double
+    let actualLoops: Double
+    let removedByFilter: Double?
+    let removedByRecheck: Double?
+    let plans: [PlanNode]?
+
+    enum CodingKeys: String, CodingKey {
+        case nodeType = "Node Type"
+        case actualRows = "Actual Rows"
+        case actualLoops = "Actual Loops"
+        case removedByFilter = "Rows Removed by Filter"
+        case removedByRecheck = "Rows Removed by Index Recheck"
+        case plans = "Plans"
+    }
+
+    /// Rows read from tables and indexes: each scan's rows, those its filter discarded included, times its
+    /// loops (PostgreSQL reports both per loop). Joins, sorts and limits only pass rows on.
+    var rowsRead: Int {
+        let own =
+            nodeType.hasSuffix("Scan") && nodeType != "Subquery Scan" && nodeType != "CTE Scan"
+            ? (actualRows + (removedByFilter ?? 0) + (removedByRecheck ?? 0)) * actualLoops : 0
+        return Int(own.rounded()) + (plans ?? []).reduce(0) { $0 + $1.rowsRead }
+    }
+}
+
+private struct ExplainRow: Decodable {
+    let plan: PlanNode
+    enum CodingKeys: String, CodingKey { case plan = "Plan" }
+}
+
+/// The database handed to the store's closures: explains, then runs.
+private struct ExplainingDatabase: SQLDatabase {
+    let inner: any SQLDatabase
+    let inTransaction: Bool
+    let backend: ExplainingBackend
+
+    var logger: Logger { inner.logger }
+    var eventLoop: any EventLoop { inner.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { inner.version }
+    var dialect: any SQLDialect { inner.dialect }
+    var queryLogLevel: Logger.Level? { inner.queryLogLevel }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.completeWithTask { try await self.execute(sql: query, onRow) }
+        return promise.futureResult
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let (sql, binds) = inner.serialize(query)
+        let keyword = sql.drop(while: \.isWhitespace).prefix(6).uppercased()
+        if ["SELECT", "DELETE", "UPDATE", "INSERT", "WITH"].contains(where: keyword.hasPrefix) {
+            if inTransaction { try await inner.execute(sql: SQLRaw("SAVEPOINT explained"), { _ in }) }
+            let rows = Locked<[any SQLRow]>([])
+            try await inner.execute(sql: SQLRawWithBinds("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, binds)) { row in
+                rows.withLock { $0.append(row) }
+            }
+            if inTransaction { try await inner.execute(sql: SQLRaw("ROLLBACK TO SAVEPOINT explained"), { _ in }) }
+            guard let first = rows.withLock({ $0.first }) else { throw ExplainFailed(sql: sql) }
+            let explained = try first.decode(column: "QUERY PLAN", as: [ExplainRow].self)
+            guard let plan = explained.first?.plan else { throw ExplainFailed(sql: sql) }
+            backend.record(ExplainedStatement(sql: sql, plan: plan))
+        }
+        try await inner.execute(sql: query, onRow)
+    }
+}
+
+/// Already serialized SQL with its binds, as one expression.
+private struct SQLRawWithBinds: SQLExpression {
+    let sql: String
+    let binds: [any Encodable & Sendable]
+    init(_ sql: String, _ binds: [any Encodable & Sendable]) { (self.sql, self.binds) = (sql, binds) }
+    func serialize(to serializer: inout SQLSerializer) {
+        serializer.write(sql)
+        serializer.binds += binds
+    }
+}
+
+struct ExplainFailed: Error, CustomStringConvertible {
+    let sql: String
+    var description: String { "EXPLAIN returned no plan for: \(sql)" }
+}
