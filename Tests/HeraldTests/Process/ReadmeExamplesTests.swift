@@ -3,7 +3,7 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
-/// The README's examples run as a new user runs them: the blocks marked `<!-- readme-check: NAME -->`
+/// The README's and docs/'s examples run as a new user runs them: the blocks marked `<!-- readme-check: NAME -->`
 /// go to bash as written, against the built binary (and the mock APNs), and every `# → …` line must
 /// match what the command before it printed (`…` stands for anything). A README whose examples drift
 /// from what the server answers fails here.
@@ -88,13 +88,24 @@ import Testing
     }
 
     /// The commands of the fenced block after `<!-- readme-check: name -->`, comments dropped.
+    /// The documents whose marked blocks run: README.md, then every Markdown file of docs/.
+    static func documents() throws -> [(name: String, lines: [String])] {
+        let docs = FixtureFiles.root.appendingPathComponent("docs")
+        let names = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
+        let files =
+            [("README.md", FixtureFiles.root.appendingPathComponent("README.md"))]
+            + names.map { ("docs/\($0)", docs.appendingPathComponent($0)) }
+        return try files.map { name, url in (name, try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")) }
+    }
+
     static func block(_ name: String) throws -> [Example] {
-        let readme = try String(contentsOf: FixtureFiles.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.components(separatedBy: "\n")
-        guard let marker = lines.firstIndex(of: "<!-- readme-check: \(name) -->"), lines.indices.contains(marker + 1),
-            lines[marker + 1] == "```sh"
+        let marked = try documents().compactMap { document in
+            document.lines.firstIndex(of: "<!-- readme-check: \(name) -->").map { (document.name, document.lines, $0) }
+        }
+        guard marked.count == 1, let (_, lines, marker) = marked.first, lines.indices.contains(marker + 1), lines[marker + 1] == "```sh"
         else {
-            throw HeraldProcess.Failure("README.md has no ```sh block after <!-- readme-check: \(name) -->")
+            throw HeraldProcess.Failure(
+                "want exactly one ```sh block after <!-- readme-check: \(name) --> in README.md and docs/, found \(marked.map(\.0))")
         }
         var examples: [Example] = []
         var index = marker + 2

@@ -1,0 +1,74 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// The README's table of contents and every cross-reference in README.md and docs/ lead somewhere: each
+/// relative link names a file of the repository, and each `#anchor` a heading of the file it points at
+/// (as GitHub makes anchors: lower case, punctuation dropped, spaces as hyphens).
+@Suite struct DocumentationLinkTests {
+    @Test func everyRelativeLinkAndAnchorExists() throws {
+        let documents = try ReadmeExamplesTests.documents()
+        var checked = 0
+        for document in documents {
+            let directory = FixtureFiles.root.appendingPathComponent(document.name).deletingLastPathComponent()
+            for target in Self.links(in: document.lines) {
+                if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") { continue }
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let file =
+                    parts[0].isEmpty ? FixtureFiles.root.appendingPathComponent(document.name) : directory.appendingPathComponent(parts[0])
+                checked += 1
+                #expect(FileManager.default.fileExists(atPath: file.path), "\(document.name): no such file for link \(target)")
+                guard parts.count == 2, file.pathExtension == "md", let text = try? String(contentsOf: file, encoding: .utf8) else {
+                    continue
+                }
+                let anchors = Self.anchors(of: text.components(separatedBy: "\n"))
+                #expect(anchors.contains(parts[1]), "\(document.name): \(file.lastPathComponent) has no heading for #\(parts[1])")
+            }
+        }
+        #expect(checked > 20, "the README's table of contents alone has more links than \(checked)")
+    }
+
+    @Test func theReadmeStaysShortAndLinksEveryDocument() throws {
+        let readme = try #require(try ReadmeExamplesTests.documents().first { $0.name == "README.md" })
+        #expect(readme.lines.count <= 250, "README.md has \(readme.lines.count) lines; the reference belongs in docs/")
+        let links = Set(Self.links(in: readme.lines).map { String($0.split(separator: "#", omittingEmptySubsequences: false)[0]) })
+        let docs = try FileManager.default.contentsOfDirectory(atPath: FixtureFiles.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }
+        for doc in docs { #expect(links.contains("docs/\(doc)"), "README.md's contents do not link docs/\(doc)") }
+    }
+
+    /// The targets of `[text](target)` links outside code blocks.
+    static func links(in lines: [String]) -> [String] {
+        var inCode = false
+        var targets: [String] = []
+        for line in lines {
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
+                inCode.toggle()
+                continue
+            }
+            if inCode { continue }
+            var rest = Substring(line)
+            while let open = rest.range(of: "](") {
+                let after = rest[open.upperBound...]
+                guard let close = after.firstIndex(of: ")") else { break }
+                targets.append(String(after[..<close]))
+                rest = after[after.index(after: close)...]
+            }
+        }
+        return targets
+    }
+
+    /// The anchors GitHub gives the headings of a Markdown file.
+    static func anchors(of lines: [String]) -> Set<String> {
+        var inCode = false
+        var anchors: Set<String> = []
+        for line in lines {
+            if line.hasPrefix("```") { inCode.toggle() }
+            guard !inCode, line.hasPrefix("#") else { continue }
+            let title = line.drop(while: { $0 == "#" }).trimmingCharacters(in: .whitespaces).lowercased()
+            let kept = title.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == " " || $0 == "-" || $0 == "_" }
+            anchors.insert(String(String.UnicodeScalarView(kept)).replacingOccurrences(of: " ", with: "-"))
+        }
+        return anchors
+    }
+}
