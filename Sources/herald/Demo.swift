@@ -3,17 +3,18 @@ import Foundation
 import Herald
 import Logging
 
-/// `herald demo`: publishing end to end on one machine, with nothing to set up. A real Herald and the
-/// mock APNs run in this process, so anyone can watch a fan-out, the 410 clean-up and the status
-/// counts without an Apple account, and the numbers printed are the server's own answers.
+/// `herald demo`: publishing end to end on one machine, with nothing to set up. A real Herald, the mock
+/// APNs and the mock FCM run in this process, so anyone can watch a fan-out, the clean-up of gone tokens
+/// and the status counts without an Apple or Google account, and the numbers printed are the server's own.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Publish to 10,000 fake devices through a real Herald and the in-process mock APNs, then report.")
+        abstract:
+            "Publish to 10,000 fake iOS and Android devices through a real Herald and in-process mock APNs and FCM servers, then report.")
 
     @Option(
         name: .long,
         help:
-            "The repository's fixtures directory (mock TLS certificate, test .p8 key). Default: ./fixtures, else the one beside these sources."
+            "The repository's fixtures directory (the mocks' TLS certificate and CA, the test .p8 key, the test FCM service account). Default: ./fixtures, else the one beside these sources."
     )
     var fixtures: String?
 

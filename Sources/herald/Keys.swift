@@ -54,7 +54,11 @@ struct Keys: AsyncParsableCommand {
             let keys = try await withDatabase(configuration, mustExist: true) {
                 try await SQLRegistrationStore(backend: $0).storedKeys(app: DemoApp.id)
             }
-            guard !keys.isEmpty else { throw StartupError("no demo keys yet: run `herald serve` once to create them") }
+            guard !keys.isEmpty else {
+                throw StartupError(
+                    "this database has no demo app: run `herald serve` on it once without --config to create one; "
+                        + "a database used with a configuration file has its apps' keys in that file")
+            }
             if env {
                 print(Self.exportLine(app: DemoApp.id, keys: keys))
             } else {

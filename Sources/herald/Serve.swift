@@ -14,26 +14,95 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Port to listen on (default 8080; 0 picks a free one).")
     var port: Int?
 
+    /// Words after `herald` that are not a command: `serve` is the default command, so without this a typo
+    /// (`herald serv`) would be reported as an argument serve does not take, with serve's usage.
+    @Argument(help: .hidden) var unexpected: [String] = []
+
+    func validate() throws {
+        guard let word = unexpected.first else { return }
+        fail(Self.unknownCommand(word))
+    }
+
+    /// One line naming the commands, and the nearest one when the word is close to it.
+    static func unknownCommand(_ word: String) -> String {
+        let names = HeraldCommand.configuration.subcommands.map { $0._commandName }
+        let nearest = names.min { distance(word, $0) < distance(word, $1) }
+        let hint = nearest.flatMap { distance(word, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
+        return "unknown command '\(word)'\(hint); the commands are \(names.joined(separator: ", ")) (herald --help)"
+    }
+
+    /// Edit distance, for the hint.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+
     func run() async throws {
         try await reportingFailures {
             let configuration = try common.load(host: host, port: port)
-            try await HeraldRuntime.serve(configuration: configuration, logger: makeLogger(configuration)) { started in
-                // Unbuffered, so a supervisor or a test reading the pipe sees it as soon as the port is open.
-                FileHandle.standardOutput.write(Data((Banner.text(for: started) + "\n").utf8))
+            let logger = makeLogger(configuration)
+            // Demo mode (no apps configured): the demo app publishes to mock servers in this process.
+            var mocks: DemoMocks?
+            var missing: String?
+            if configuration.apps.isEmpty {
+                do {
+                    mocks = try await DemoMocks.start(fixtures: try DemoFixtures.locate(explicit: nil))
+                } catch {
+                    missing = "\(error)"
+                }
             }
+            let demo = Banner.Demo(mocks: mocks?.bannerLines ?? [], unavailable: missing)
+            do {
+                try await HeraldRuntime.serve(configuration: configuration, logger: logger, demoDelivery: mocks?.delivery) { started in
+                    // Unbuffered, so a supervisor or a test reading the pipe sees it as soon as the port is open.
+                    FileHandle.standardOutput.write(Data((Banner.text(for: started, demo: demo) + "\n").utf8))
+                }
+            } catch {
+                await mocks?.shutdown()
+                throw error
+            }
+            await mocks?.shutdown()
         }
     }
 }
 
-/// What `herald serve` prints once it listens: where, and in demo mode the keys and a curl line to try.
+/// What `herald serve` prints once it listens: where, and in demo mode the keys, a curl line to try and
+/// where published messages go.
 enum Banner {
-    static func text(for started: HeraldRuntime.Started) -> String {
+    /// Demo mode's mock servers, as banner lines, or why there are none.
+    struct Demo: Sendable {
+        var mocks: [String]
+        var unavailable: String?
+
+        var lines: [String] {
+            if let unavailable {
+                return [
+                    "Publishing in demo mode needs the mock servers, which could not start (\(unavailable)):",
+                    "  messages to the demo app fail until a configuration file gives it apns or fcm settings.",
+                ]
+            }
+            return mocks
+        }
+    }
+
+    static func text(for started: HeraldRuntime.Started, demo mode: Demo = Demo(mocks: [])) -> String {
         let base = "http://\(started.host.contains(":") ? "[\(started.host)]" : started.host):\(started.port)"
         var lines = ["Herald listening on \(base) (database \(started.database))"]
         guard let demo = started.demo else { return lines.joined(separator: "\n") }
         guard demo.created else {
             lines.append("Demo app '\(demo.app.id)' in use; its keys were printed on first start. `herald keys` shows them again.")
-            return lines.joined(separator: "\n")
+            return (lines + mode.lines).joined(separator: "\n")
         }
         lines.append("No apps configured: created app '\(demo.app.id)' with these keys (kept in the database):")
         for key in demo.app.keys { lines.append("  \(key.role.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(key.key)") }
@@ -43,6 +112,6 @@ enum Banner {
                 "  curl -s -X POST \(base)/\(demo.app.id)/\(client.key)/messaging/registrations -H 'Content-Type: application/json' -d '{\"deviceToken\":\"a1b2c3d4e5f60718\",\"deviceId\":\"my-phone\",\"channels\":[\"news\"]}'"
             )
         }
-        return lines.joined(separator: "\n")
+        return (lines + mode.lines).joined(separator: "\n")
     }
 }

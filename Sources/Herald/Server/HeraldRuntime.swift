@@ -19,14 +19,29 @@ public enum HeraldRuntime {
         public var demo: (app: AppConfiguration, created: Bool)?
     }
 
+    /// Where the demo app's messages go in demo mode (no configuration file): the `herald` command starts
+    /// mock APNs and FCM servers in its own process and hands their settings here, so a publish to the
+    /// demo app is delivered, to the mocks, with nothing set up. Ignored when the configuration has apps.
+    public struct DemoDelivery: Sendable {
+        public var apns: APNsAppConfiguration?
+        public var fcm: FCMAppConfiguration?
+
+        public init(apns: APNsAppConfiguration?, fcm: FCMAppConfiguration?) {
+            self.apns = apns
+            self.fcm = fcm
+        }
+    }
+
     public static func serve(
         configuration: HeraldConfiguration, clock: any WallClock = SystemClock(), logger: Logger,
-        onStarted: @escaping @Sendable (Started) -> Void
+        demoDelivery: DemoDelivery? = nil, onStarted: @escaping @Sendable (Started) -> Void
     ) async throws {
         // A port in use is found before the database is created or migrated, so a failed start leaves nothing behind.
         try await checkListenable(configuration.http)
         try await withMigrated(configuration.database, logger: logger) { backend in
-            try await run(configuration: configuration, backend: backend, clock: clock, logger: logger, onStarted: onStarted)
+            try await run(
+                configuration: configuration, backend: backend, clock: clock, logger: logger, demoDelivery: demoDelivery,
+                onStarted: onStarted)
         }
     }
 
@@ -54,16 +69,24 @@ public enum HeraldRuntime {
     }
 
     static func run(
-        configuration: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
-        onStarted: @escaping @Sendable (Started) -> Void
+        configuration given: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
+        demoDelivery: DemoDelivery?, onStarted: @escaping @Sendable (Started) -> Void
     ) async throws {
+        var configuration = given
         let exporter = MetricsExporter(enabled: configuration.metrics.enabled)
         let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics)
         var apps = configuration.apps
         var demo: (app: AppConfiguration, created: Bool)?
         if apps.isEmpty {
-            demo = try await DemoApp.resolve(store: store, clock: clock)
-            apps = [demo!.app]
+            var resolved = try await DemoApp.resolve(store: store, clock: clock)
+            if let demoDelivery {
+                // The provider clients are made from the configuration's apps: the demo app joins them.
+                resolved.app.apns = demoDelivery.apns
+                resolved.app.fcm = demoDelivery.fcm
+                configuration.apps = [resolved.app]
+            }
+            demo = resolved
+            apps = [resolved.app]
         }
         let directory = try AppDirectory(apps: apps)
         let announced = demo
@@ -73,7 +96,7 @@ public enum HeraldRuntime {
             configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
             registry: SQLDeviceRegistry(backend: backend, events: events, metrics: exporter.metrics), apps: directory, clock: clock,
             outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, exporter: exporter, logger: logger,
-            onServerRunning: { port in
+            onServerRunning: { [configuration] port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))
             })
         // The drain is listed after the application, so on SIGTERM it runs first (services stop in reverse
@@ -88,6 +111,8 @@ public enum HeraldRuntime {
         } catch {
             throw listenFailure(error, configuration.http) ?? error
         }
+        // The group returns normally only after a graceful shutdown, which SIGTERM or SIGINT starts.
+        logger.notice("Herald stopped: drained and shut down after SIGTERM or SIGINT")
     }
 
     /// Binds the configured address once and lets it go (port 0 too: a host that is not this machine's

@@ -42,6 +42,8 @@ public struct Migrator: Sendable {
             ).run()
         }
         try await checkNotNewer()
+        // Creating a new database's schema is routine (debug); changing an existing one is worth a line each.
+        let upgrading = try await !appliedNames().isEmpty
         var applied: [String] = []
         for migration in migrations {
             // Unbounded: a migration's backfill takes as long as the data it rewrites.
@@ -58,7 +60,8 @@ public struct Migrator: Sendable {
                 return true
             }
             if didApply {
-                logger.info("applied migration", metadata: ["herald.migration": "\(migration.name)"])
+                logger.log(
+                    level: upgrading ? .info : .debug, "applied migration", metadata: ["herald.migration": "\(migration.name)"])
                 applied.append(migration.name)
             }
         }

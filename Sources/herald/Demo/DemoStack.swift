@@ -42,18 +42,13 @@ struct DemoStack: Sendable {
             let clientKey = "client-\(RandomHex.make(bytes: 16))"
             let serverKey = "server-\(RandomHex.make(bytes: 16))"
             let database = DatabaseURL.sqliteFile(path: directory.appendingPathComponent("herald.sqlite").path)
+            let delivery = try Self.delivery(mock: mock, fcm: fcm, fixtures: fixtures, directory: directory)
             var configuration = HeraldConfiguration(
                 http: .init(host: "127.0.0.1", port: 0), database: database,
                 apps: [
                     AppConfiguration(
                         id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
-                        apns: APNsAppConfiguration(
-                            environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
-                            authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
-                        fcm: FCMAppConfiguration(
-                            serviceAccountFile: try fcm.serviceAccountFile(
-                                copying: fixtures.serviceAccount, to: directory.appendingPathComponent("service-account.json").path),
-                            url: fcm.baseURL, caFile: fixtures.certificateAuthority, connections: 2))
+                        apns: delivery.apns, fcm: delivery.fcm)
                 ])
             configuration.sweeper.intervalSeconds = 0
             try await runHerald(configuration, logger: logger) { port in
@@ -71,22 +66,45 @@ struct DemoStack: Sendable {
         try await fcm.shutdown()
     }
 
-    /// The mock FCM over TLS, knowing the test service account; counts only, like the mock APNs.
-    static func startFCMMock(_ fixtures: DemoFixtures) async throws -> FCMMock {
+    /// The demo app's `apns` and `fcm` settings for these mocks: the test key and team, the CA that signed
+    /// the mocks' certificate, and a copy of the test service account (written into `directory`) whose
+    /// token URL is the mock FCM's.
+    static func delivery(mock: APNsMock, fcm: FCMMock, fixtures: DemoFixtures, directory: URL) throws -> HeraldRuntime.DemoDelivery {
+        HeraldRuntime.DemoDelivery(
+            apns: APNsAppConfiguration(
+                environment: .custom(url: mock.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
+                authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
+            fcm: FCMAppConfiguration(
+                serviceAccountFile: try fcm.serviceAccountFile(
+                    copying: fixtures.serviceAccount, to: directory.appendingPathComponent("service-account.json").path),
+                url: fcm.baseURL, caFile: fixtures.certificateAuthority, connections: 2))
+    }
+
+    /// The mock FCM over TLS, knowing the test service account. The tour keeps counts only (memory stays
+    /// flat); `herald serve` in demo mode keeps what it received, for its control API.
+    static func startFCMMock(_ fixtures: DemoFixtures, recording: Bool = false, port: Int = 0, controlPort: Int? = nil)
+        async throws -> FCMMock
+    {
         var configuration = FCMMockConfiguration(
             transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey),
             serviceAccounts: [try FCMServiceAccount(keyFile: fixtures.serviceAccount)])
-        configuration.recordMessages = false
+        configuration.recordMessages = recording
+        configuration.port = port
+        configuration.controlPort = controlPort
         return try await FCMMock.start(configuration)
     }
 
-    /// The mock as the tests run it, minus the records: counts are enough and memory stays flat.
-    static func startMock(_ fixtures: DemoFixtures) async throws -> APNsMock {
+    /// The mock APNs as the tests run it, checking the test key and the demo's topic; records as for FCM.
+    static func startMock(_ fixtures: DemoFixtures, recording: Bool = false, port: Int = 0, controlPort: Int? = nil)
+        async throws -> APNsMock
+    {
         var configuration = APNsMockConfiguration(
             transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey),
             authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01", p8File: fixtures.signingKey)]))
         configuration.topics = [topic]
-        configuration.recordNotifications = false
+        configuration.recordNotifications = recording
+        configuration.port = port
+        configuration.controlPort = controlPort
         return try await APNsMock.start(configuration)
     }
 

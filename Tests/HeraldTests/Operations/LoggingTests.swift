@@ -44,11 +44,13 @@ import Testing
         server.process.terminate()
         #expect(try await server.waitForExit() == 0)
         let lines = server.stderr.split(separator: "\n")
-        #expect(lines.count >= 5, "the migrations at least")
+        #expect(lines.count >= 2, "started and stopped at least")
         for line in lines {
             let entry = try JSONValue.parse(Array(line.utf8))
             #expect(entry["level"] != nil && entry["message"] != nil, "\(line)")
         }
-        #expect(lines.contains { $0.contains(#""message":"applied migration""#) })
+        // A new database's migrations are routine: debug, not info. The stop on SIGTERM is one line.
+        #expect(!lines.contains { $0.contains(#""message":"applied migration""#) })
+        #expect(lines.filter { $0.contains("Herald stopped: drained and shut down after SIGTERM or SIGINT") }.count == 1)
     }
 }

@@ -49,6 +49,29 @@ import Testing
         #expect(listed.stdout.contains("demo client \(client)"))
     }
 
+    @Test func aMistypedCommandNamesTheCommands() async throws {
+        let typo = try await HeraldProcess.run(["serv"])
+        #expect(typo.code == 1)
+        #expect(
+            typo.stderr
+                == "herald: unknown command 'serv' (did you mean 'serve'?); the commands are serve, migrate, sweep, keys, demo, probe (herald --help)\n"
+        )
+        let unknown = try await HeraldProcess.run(["frobnicate", "--port", "0"])
+        #expect(unknown.code == 1)
+        #expect(unknown.stderr.hasPrefix("herald: unknown command 'frobnicate'; the commands are serve"))
+    }
+
+    @Test func keysOnADatabaseWithoutTheDemoAppSaysWhy() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let database = "sqlite://" + scratch.path("configured.sqlite")
+        #expect(try await HeraldProcess.run(["migrate", "--database", database]).code == 0)
+        let keys = try await HeraldProcess.run(["keys", "--database", database])
+        #expect(keys.code == 1)
+        #expect(keys.stderr.contains("this database has no demo app"))
+        #expect(keys.stderr.contains("configuration file"))
+    }
+
     @Test func aBadConfigurationStopsStartUpWithOneLine() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

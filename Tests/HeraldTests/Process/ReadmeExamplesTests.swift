@@ -31,6 +31,35 @@ import Testing
         _ = try await server.waitForExit()
     }
 
+    /// The Quick start as a new user follows it: `herald serve` in an empty directory (demo mode, with its
+    /// mock APNs and FCM), then the block from the second terminal, `herald keys --env` included, which
+    /// registers, publishes, and reads the delivery from the mock APNs at the address the banner gives.
+    @Test func theQuickStartDeliversToTheMocksFromAnEmptyDirectory() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try HeraldProcess(["serve", "--port", "0"], directory: scratch.url)
+        let base = try await server.waitUntilListening()
+        let banner = server.stdout
+        #expect(banner.contains("nothing reaches Apple or Google"))
+        let control = try #require(
+            banner.split(separator: "\n").first { $0.contains("mock APNs") }?.split(separator: " ").last {
+                $0.hasPrefix("http://127.0.0.1:")
+            }, "the banner gives the mock APNs's control address: \(banner)")
+        let examples = try Self.block("quickstart")
+        #expect(examples.first?.command.hasPrefix("eval \"$(swift run herald keys --env)\"") == true)
+        let results = try Self.run(
+            examples, prelude: "", directory: scratch.url,
+            substitutions: [
+                Self.readmeServer: base.absoluteString.trimmingSuffix("/"),
+                Self.readmeMockControl: String(control.dropLast("/control/notifications".count)),
+                "swift run herald ": HeraldProcess.binary.path + " ",
+            ])
+        Self.check(results)
+        server.process.terminate()
+        #expect(try await server.waitForExit() == 0)
+        #expect(server.stderr.contains("Herald stopped"), "one line says the server stopped on the signal")
+    }
+
     @Test func publishingToTheMockAnswersAsShown() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
