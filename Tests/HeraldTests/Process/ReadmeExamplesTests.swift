@@ -1,4 +1,5 @@
 import APNsMock
+import FCMMock
 import Foundation
 import HeraldTestSupport
 import Testing
@@ -12,6 +13,9 @@ import Testing
     static let readmeServer = "http://127.0.0.1:8080"
     static let readmeMockControl = "http://127.0.0.1:2198"
     static let readmeMock = "https://localhost:2197"
+    static let readmeFCM = "https://localhost:2199"
+    static let readmeFCMControl = "http://127.0.0.1:2200"
+    static let readmeServiceAccount = "fixtures/fcm/service-account-mock.json"
 
     @Test(arguments: ["demo", "registry"])
     func theUsingItExamplesAnswerAsShown(_ name: String) async throws {
@@ -70,23 +74,43 @@ import Testing
             ]))
         configuration.controlPort = 0
         let mock = try await APNsMock.start(configuration)
+        var fcmConfiguration = FCMMockConfiguration(
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey),
+            serviceAccounts: [try FCMServiceAccount(keyFile: FixtureFiles.path("fixtures/fcm/service-account.json"))])
+        fcmConfiguration.controlPort = 0
+        let fcm: FCMMock
         do {
-            try await Self.publishToTheMock(mock, scratch: scratch)
+            fcm = try await FCMMock.start(fcmConfiguration)
         } catch {
             try? await mock.shutdown()
             throw error
         }
+        do {
+            try await Self.publishToTheMocks(mock, fcm, scratch: scratch)
+        } catch {
+            try? await mock.shutdown()
+            try? await fcm.shutdown()
+            throw error
+        }
         try await mock.shutdown()
+        try await fcm.shutdown()
     }
 
-    static func publishToTheMock(_ mock: APNsMock, scratch: Scratch) async throws {
+    static func publishToTheMocks(_ mock: APNsMock, _ fcm: FCMMock, scratch: Scratch) async throws {
         let controlPort = try #require(mock.controlPort)
+        let fcmControlPort = try #require(fcm.controlPort)
 
-        // deploy/herald-mock.json as shipped, but for the mock's free port; run from the repository's
-        // root like the README says (its paths are relative to it), on a database of its own.
+        // deploy/herald-mock.json as shipped, but for the mocks' free ports (and the service account's
+        // token URL with them); run from the repository's root like the README says (its paths are
+        // relative to it), on a database of its own.
         let shipped = try String(contentsOf: FixtureFiles.root.appendingPathComponent("deploy/herald-mock.json"), encoding: .utf8)
-        #expect(shipped.contains(readmeMock))
-        let config = try scratch.write("herald-mock.json", shipped.replacingOccurrences(of: readmeMock, with: mock.baseURL))
+        #expect(shipped.contains(readmeMock) && shipped.contains(readmeFCM) && shipped.contains(readmeServiceAccount))
+        let account = try fcm.serviceAccountFile(
+            copying: FixtureFiles.path(readmeServiceAccount), to: scratch.path("service-account-mock.json"))
+        let config = try scratch.write(
+            "herald-mock.json",
+            shipped.replacingOccurrences(of: readmeMock, with: mock.baseURL).replacingOccurrences(of: readmeFCM, with: fcm.baseURL)
+                .replacingOccurrences(of: readmeServiceAccount, with: account))
         let server = try HeraldProcess(
             ["serve", "--config", config, "--port", "0", "--database", "sqlite://" + scratch.path("mock.sqlite")],
             directory: FixtureFiles.root)
@@ -94,15 +118,18 @@ import Testing
 
         let examples = try block("mock")
         #expect(examples.contains { $0.command.hasPrefix("swift run apns-mock") })
+        #expect(examples.contains { $0.command.hasPrefix("swift run fcm-mock") })
         #expect(examples.contains { $0.command.hasPrefix("swift run herald serve --config deploy/herald-mock.json") })
         let results = try run(
             examples, prelude: "", directory: scratch.url,
             substitutions: [
                 readmeServer: base.absoluteString.trimmingSuffix("/"),
                 readmeMockControl: "http://127.0.0.1:\(controlPort)",
+                readmeFCMControl: "http://127.0.0.1:\(fcmControlPort)",
             ])
         check(results)
         #expect(mock.notifications().count == 1)
+        #expect(fcm.messages().count == 1)
         server.process.terminate()
         _ = try await server.waitForExit()
     }
