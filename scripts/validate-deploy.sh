@@ -67,11 +67,20 @@ apns_src = open("Sources/Herald/Configuration/APNsAppConfiguration.swift").read(
 sections = {}
 for name, body in re.findall(r'"(\w+)":\s*\.values\(([^)]*)\)', schema_src, re.S):
     sections[name] = set(re.findall(r'"(\w+)"', body))
-m = re.search(r'static let settingNames = \[(.*?)\]', apns_src, re.S)
-apns_names = set(re.findall(r'"(\w+)"', m.group(1))) if m else set()
+def setting_names(source):
+    m = re.search(r'static let settingNames = \[(.*?)\]', source, re.S)
+    return set(re.findall(r'"(\w+)"', m.group(1))) if m else set()
+apns_names = setting_names(apns_src)
+# Each push service's (and DeviceCheck's) block, declared beside its configuration type.
+provider_names = {
+    "fcm": setting_names(open("Sources/Herald/Configuration/FCMAppConfiguration.swift").read()),
+    "deviceCheck": setting_names(open("Sources/Herald/Configuration/DeviceCheckAppConfiguration.swift").read()),
+}
 webhook_names = sections.pop("webhook", set())
 sections.pop("apns", None)
-if not {"http", "database", "metrics"} <= set(sections) or not apns_names or not webhook_names:
+for name in provider_names:
+    sections.pop(name, None)
+if not {"http", "database", "metrics"} <= set(sections) or not apns_names or not webhook_names or not all(provider_names.values()):
     fail("could not read the settings from ConfigurationSchema.swift / APNsAppConfiguration.swift: "
          "update scripts/validate-deploy.sh to their new shape")
 
@@ -79,7 +88,9 @@ def snake(name): return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).upper()
 env_names = {f"HERALD_{s.upper()}_{snake(k)}" for s, keys in sections.items() for k in keys}
 env_patterns = [re.compile(r"HERALD_APPS_\d+_(ID|KEYS_\d+_KEY|KEYS_\d+_ROLE)$"),
                 re.compile(r"HERALD_APPS_\d+_APNS_(%s)$" % "|".join(snake(n) for n in apns_names)),
-                re.compile(r"HERALD_APPS_\d+_WEBHOOK_(%s)$" % "|".join(snake(n) for n in webhook_names))]
+                re.compile(r"HERALD_APPS_\d+_WEBHOOK_(%s)$" % "|".join(snake(n) for n in webhook_names))] + [
+                re.compile(r"HERALD_APPS_\d+_%s_(%s)$" % (snake(block), "|".join(snake(n) for n in names)))
+                for block, names in provider_names.items()]
 def check_env(where, name):
     if name.startswith("HERALD_") and name not in env_names and not any(p.match(name) for p in env_patterns):
         fail(f"{where}: {name} is not a Herald setting (Herald refuses to start with it)")
@@ -104,7 +115,7 @@ def check_config(where, text):
     if not isinstance(apps, list) or not apps:
         return fail(f"{where}: no apps (Herald refuses a configuration file that defines none)")
     for i, app in enumerate(apps):
-        known(app, {"id": None, "keys": None, "apns": apns_names, "webhook": webhook_names}, f"apps.{i}.")
+        known(app, {"id": None, "keys": None, "apns": apns_names, "webhook": webhook_names, **provider_names}, f"apps.{i}.")
         for key in app.get("keys", []):
             known(key, {"key": None, "role": None}, f"apps.{i}.keys.")
             if key.get("role") not in ("client", "server", "admin"):
