@@ -37,6 +37,35 @@ import Testing
         for doc in docs { #expect(links.contains("docs/\(doc)"), "README.md's contents do not link docs/\(doc)") }
     }
 
+    /// Every shell example in README.md and docs/ is run by a test (`<!-- readme-check: NAME -->`, a name
+    /// `ReadmeExamplesTests` runs) or says on the line before it why it is not (`<!-- not-run: why -->`).
+    @Test func everyShellExampleIsRunOrSaysWhyNot() throws {
+        var marked = Set<String>()
+        for document in try ReadmeExamplesTests.documents() {
+            var inCode = false
+            for (index, line) in document.lines.enumerated() {
+                guard line.hasPrefix("```") else { continue }
+                defer { inCode.toggle() }
+                guard !inCode, ["sh", "bash", "shell", "console"].contains(line.dropFirst(3).trimmingCharacters(in: .whitespaces))
+                else { continue }
+                let before = index > 0 ? document.lines[index - 1] : ""
+                let place = "\(document.name):\(index + 1)"
+                if before.hasPrefix("<!-- readme-check: "), before.hasSuffix(" -->") {
+                    let name = String(before.dropFirst("<!-- readme-check: ".count).dropLast(" -->".count))
+                    #expect(ReadmeExamplesTests.runBlocks.contains(name), "\(place): no test runs the block named \(name)")
+                    #expect(!marked.contains(name), "\(place): a second block named \(name)")
+                    marked.insert(name)
+                } else if before.hasPrefix("<!-- not-run: "), before.hasSuffix(" -->") {
+                    #expect(before.count > "<!-- not-run:  -->".count + 10, "\(place): say why the block is not run")
+                } else {
+                    Issue.record(
+                        "\(place): a shell example that no test runs; mark it readme-check (and run it) or not-run with the reason")
+                }
+            }
+        }
+        #expect(marked == ReadmeExamplesTests.runBlocks, "every block the tests run is in the documents")
+    }
+
     /// The targets of `[text](target)` links outside code blocks.
     static func links(in lines: [String]) -> [String] {
         var inCode = false

@@ -35,6 +35,27 @@ import Testing
         _ = try await server.waitForExit()
     }
 
+    /// docs/publishing.md's publish, follow and cancel blocks, in one shell (the later ones use the ids
+    /// the first keeps), against a fresh server in demo mode with the Quick start's keys.
+    @Test func thePublishingExamplesAnswerAsShown() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try HeraldProcess(["serve", "--port", "0"], directory: scratch.url)
+        let base = try await server.waitUntilListening()
+        let keys = try await HeraldProcess.run(["keys", "--env"], directory: scratch.url)
+        #expect(keys.code == 0, "\(keys.stderr)")
+        let examples = try Self.block("publish") + Self.block("follow") + Self.block("cancel")
+        let results = try Self.run(
+            examples, prelude: keys.stdout, directory: scratch.url,
+            substitutions: [Self.readmeServer: base.absoluteString.trimmingSuffix("/")])
+        Self.check(results)
+        server.process.terminate()
+        _ = try await server.waitForExit()
+    }
+
+    /// Every name a `<!-- readme-check: NAME -->` marker may carry: the blocks the tests above run.
+    static let runBlocks: Set<String> = ["demo", "registry", "quickstart", "mock", "publish", "follow", "cancel"]
+
     /// The Quick start as a new user follows it: `herald serve` in an empty directory (demo mode, with its
     /// mock APNs and FCM), then the block from the second terminal, `herald keys --env` included, which
     /// registers, publishes, and reads the delivery from the mock APNs at the address the banner gives.
