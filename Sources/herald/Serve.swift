@@ -14,6 +14,13 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Port to listen on (default 8080; 0 picks a free one).")
     var port: Int?
 
+    @Option(
+        name: .long,
+        help:
+            "Demo mode only: the repository's fixtures directory, for the in-process mock APNs and FCM. Default: ./fixtures, else the one beside these sources."
+    )
+    var fixtures: String?
+
     /// Words after `herald` that are not a command: `serve` is the default command, so without this a typo
     /// (`herald serv`) would be reported as an argument serve does not take, with serve's usage.
     @Argument(help: .hidden) var unexpected: [String] = []
@@ -27,6 +34,7 @@ struct Serve: AsyncParsableCommand {
     static func unknownCommand(_ word: String) -> String {
         let names = HeraldCommand.configuration.subcommands.map { $0._commandName }
         let nearest = names.min { distance(word, $0) < distance(word, $1) }
+        if names.contains(word) { return "'\(word)' is a command: put it first (herald \(word) …; herald \(word) --help)" }
         let hint = nearest.flatMap { distance(word, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
         return "unknown command '\(word)'\(hint); the commands are \(names.joined(separator: ", ")) (herald --help)"
     }
@@ -56,8 +64,10 @@ struct Serve: AsyncParsableCommand {
             var mocks: DemoMocks?
             var missing: String?
             if configuration.apps.isEmpty {
+                // Herald's own ports stay free for it: the mocks move to free ones when theirs collide.
+                let reserved = Set([configuration.http.port, configuration.metrics.port].compactMap { $0 }.filter { $0 != 0 })
                 do {
-                    mocks = try await DemoMocks.start(fixtures: try DemoFixtures.locate(explicit: nil))
+                    mocks = try await DemoMocks.start(fixtures: try DemoFixtures.locate(explicit: fixtures), avoiding: reserved)
                 } catch {
                     missing = "\(error)"
                 }

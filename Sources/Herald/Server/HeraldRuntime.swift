@@ -111,8 +111,8 @@ public enum HeraldRuntime {
         } catch {
             throw listenFailure(error, configuration.http) ?? error
         }
-        // The group returns normally only after a graceful shutdown, which SIGTERM or SIGINT starts.
-        logger.notice("Herald stopped: drained and shut down after SIGTERM or SIGINT")
+        // The group returns normally only after a graceful shutdown (SIGTERM or SIGINT, for the server).
+        logger.notice("Herald stopped: drained and shut down")
     }
 
     /// Binds the configured address once and lets it go (port 0 too: a host that is not this machine's

@@ -81,28 +81,33 @@ struct DemoStack: Sendable {
     }
 
     /// The mock FCM over TLS, knowing the test service account. The tour keeps counts only (memory stays
-    /// flat); `herald serve` in demo mode keeps what it received, for its control API.
-    static func startFCMMock(_ fixtures: DemoFixtures, recording: Bool = false, port: Int = 0, controlPort: Int? = nil)
+    /// flat); `herald serve` in demo mode keeps the newest `recording` messages for its control API, and
+    /// runs on one thread beside the server.
+    static func startFCMMock(_ fixtures: DemoFixtures, recording: Int? = nil, port: Int = 0, controlPort: Int? = nil)
         async throws -> FCMMock
     {
         var configuration = FCMMockConfiguration(
             transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey),
             serviceAccounts: [try FCMServiceAccount(keyFile: fixtures.serviceAccount)])
-        configuration.recordMessages = recording
+        configuration.recordMessages = recording != nil
+        configuration.recordLimit = recording
+        if recording != nil { configuration.threads = 1 }
         configuration.port = port
         configuration.controlPort = controlPort
         return try await FCMMock.start(configuration)
     }
 
     /// The mock APNs as the tests run it, checking the test key and the demo's topic; records as for FCM.
-    static func startMock(_ fixtures: DemoFixtures, recording: Bool = false, port: Int = 0, controlPort: Int? = nil)
+    static func startMock(_ fixtures: DemoFixtures, recording: Int? = nil, port: Int = 0, controlPort: Int? = nil)
         async throws -> APNsMock
     {
         var configuration = APNsMockConfiguration(
             transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey),
             authentication: .token([try APNsMockSigningKey(keyId: "TESTKEY001", teamId: "TESTTEAM01", p8File: fixtures.signingKey)]))
         configuration.topics = [topic]
-        configuration.recordNotifications = recording
+        configuration.recordNotifications = recording != nil
+        configuration.recordLimit = recording
+        if recording != nil { configuration.threads = 1 }
         configuration.port = port
         configuration.controlPort = controlPort
         return try await APNsMock.start(configuration)

@@ -113,8 +113,10 @@ private struct ExplainingDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = inner.serialize(query)
-        let keyword = sql.drop(while: \.isWhitespace).prefix(6).uppercased()
-        if ["SELECT", "DELETE", "UPDATE", "INSERT", "WITH"].contains(where: keyword.hasPrefix) {
+        // Every statement is explained but those that have no plan: a statement of another shape fails the
+        // test (EXPLAIN refuses it) rather than going unmeasured.
+        let keyword = sql.drop(while: { $0.isWhitespace || $0 == "(" }).prefix(9).uppercased()
+        if !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET ", "SHOW", "LOCK", "ANALYZE"].contains(where: keyword.hasPrefix) {
             if inTransaction { try await inner.execute(sql: SQLRaw("SAVEPOINT explained"), { _ in }) }
             let rows = Locked<[any SQLRow]>([])
             try await inner.execute(sql: SQLRawWithBinds("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, binds)) { row in

@@ -43,12 +43,14 @@ import Testing
         var marked = Set<String>()
         for document in try ReadmeExamplesTests.documents() {
             var inCode = false
-            for (index, line) in document.lines.enumerated() {
+            for (index, raw) in document.lines.enumerated() {
+                // Blocks inside list items are indented.
+                let line = raw.trimmingCharacters(in: .whitespaces)
                 guard line.hasPrefix("```") else { continue }
                 defer { inCode.toggle() }
                 guard !inCode, ["sh", "bash", "shell", "console"].contains(line.dropFirst(3).trimmingCharacters(in: .whitespaces))
                 else { continue }
-                let before = index > 0 ? document.lines[index - 1] : ""
+                let before = index > 0 ? document.lines[index - 1].trimmingCharacters(in: .whitespaces) : ""
                 let place = "\(document.name):\(index + 1)"
                 if before.hasPrefix("<!-- readme-check: "), before.hasSuffix(" -->") {
                     let name = String(before.dropFirst("<!-- readme-check: ".count).dropLast(" -->".count))

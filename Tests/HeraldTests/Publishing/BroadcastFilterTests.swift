@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDispatch
 import Testing
 
 /// Who a message reaches: platform filters, singlecast, expired registrations, deactivated devices,
@@ -20,6 +21,27 @@ import Testing
             #expect(status.delivery("sent") == 6)
             #expect(Set(h.mock.notifications().map(\.token)) == Self.tokens(10..<16))
             #expect(h.mock.notifications().count == 6)
+        }
+    }
+
+    /// A page takes the next `pageSize` candidates and keeps those that pass the device's conditions, so
+    /// a run of Android devices in an iOS-only message makes whole pages with nobody in them: the fan-out
+    /// goes on past them to the devices after, on both backends.
+    @Test(arguments: PublishHarness.Database.available)
+    func pagesWithNobodyToSendToAreSkippedNotTheEnd(_ database: PublishHarness.Database) async throws {
+        var settings = PublishHarness.fastSettings
+        settings.pageSize = 2
+        try await PublishHarness.with(settings: settings, database: database) { h in
+            // Registered one call after another, so the keys run IOS, then ANDROID, then IOS again.
+            try await h.registerDevices(0..<5, os: "IOS")
+            try await h.registerDevices(20..<40, os: "ANDROID")
+            try await h.registerDevices(50..<53, os: "IOS")
+            let id = try await h.publish("news", #"{"message": "Hi", "pushBroadcast": "FOR_IOS"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("targeted") == 8)
+            #expect(status.delivery("sent") == 8)
+            #expect(Set(h.mock.notifications().map(\.token)) == Self.tokens(0..<5).union(Self.tokens(50..<53)))
+            #expect(h.mock.notifications().count == 8)
         }
     }
 
