@@ -18,6 +18,10 @@ public final class Dispatcher: Service {
     let messages: any MessageStore
     let registrations: any RegistrationStore
     let clients: ProviderClients
+
+    /// Whether `app` has settings for `provider`: a message's recipients on its systems are skipped
+    /// when it has none (the status answer says so).
+    public func isConfigured(_ provider: PushProvider, for app: String) -> Bool { clients.isConfigured(provider, for: app) }
     let clock: any WallClock
     let settings: DispatcherSettings
     let logger: Logger

@@ -71,7 +71,22 @@ struct MessageRoutes {
                 "deliveries": message.deliveries.json,
                 "occurrences": .integer(message.occurrences),
                 "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
+                "skipped": .object(skipped(message, app: appId)),
             ]))
+    }
+
+    /// The systems the message targets that the app has no push service settings for, each with why its
+    /// devices are not sent to (they are not counted in `deliveries` either); empty when none.
+    func skipped(_ message: StoredMessage, app: String) -> [String: JSONValue] {
+        guard let dispatcher else { return [:] }
+        var skipped: [String: JSONValue] = [:]
+        for provider in PushProvider.allCases where !dispatcher.isConfigured(provider, for: app) {
+            for os in provider.systems where message.broadcast.includes(os) {
+                skipped[os.rawValue] = .string(
+                    "not sent: the app has no \(provider.displayName) settings (apps[].\(provider.rawValue) in the configuration)")
+            }
+        }
+        return skipped
     }
 
     func cancel(_ context: HeraldRequestContext) async throws -> Response {

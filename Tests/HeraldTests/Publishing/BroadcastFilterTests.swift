@@ -45,6 +45,23 @@ import Testing
         }
     }
 
+    /// An app with APNs settings alone sends to its Apple devices; its Android devices are skipped, and
+    /// the status says so and why (they are in no count).
+    @Test func androidDevicesOfAnAppWithoutFCMAreSkippedAndTheStatusSaysWhy() async throws {
+        try await PublishHarness.with { h in
+            try await h.registerDevices(0..<3, os: "IOS")
+            try await h.registerDevices(20..<22, os: "ANDROID")
+            let id = try await h.publish("news", #"{"message": "Hi"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("targeted") == 3)
+            let reason = "not sent: the app has no FCM settings (apps[].fcm in the configuration)"
+            #expect(status["skipped"] == .object(["ANDROID": .string(reason)]))
+            // Apple devices only: nothing of what it targets is skipped.
+            let apple = try await h.publish("news", #"{"message": "Hi", "pushBroadcast": "FOR_IOS|FOR_OSX"}"#)
+            #expect(try await h.waitFor(apple, status: "published")["skipped"] == .object([:]))
+        }
+    }
+
     @Test func forIOSAndOSXTogetherReachBoth() async throws {
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<5, os: "IOS")
