@@ -17,34 +17,28 @@ import Testing
     static let readmeFCMControl = "http://127.0.0.1:2200"
     static let readmeServiceAccount = "fixtures/fcm/service-account-mock.json"
 
+    /// README's "Using it" and docs/registry.md's blocks, each against a fresh server in demo mode.
     @Test(arguments: ["demo", "registry"])
     func theUsingItExamplesAnswerAsShown(_ name: String) async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        // As in "Quick start": demo mode in an empty directory, keys taken with `herald keys --env`.
-        let server = try HeraldProcess(["serve", "--port", "0"], directory: scratch.url)
-        let base = try await server.waitUntilListening()
-        let keys = try await HeraldProcess.run(["keys", "--env"], directory: scratch.url)
-        #expect(keys.code == 0, "\(keys.stderr)")
-        let block = try Self.block(name)
-        let results = try Self.run(
-            block, prelude: keys.stdout, directory: scratch.url,
-            substitutions: [Self.readmeServer: base.absoluteString.trimmingSuffix("/")])
-        Self.check(results)
-        server.process.terminate()
-        _ = try await server.waitForExit()
+        try await Self.runAgainstADemoServer([name])
     }
 
     /// docs/publishing.md's publish, follow and cancel blocks, in one shell (the later ones use the ids
-    /// the first keeps), against a fresh server in demo mode with the Quick start's keys.
+    /// the first keeps).
     @Test func thePublishingExamplesAnswerAsShown() async throws {
+        try await Self.runAgainstADemoServer(["publish", "follow", "cancel"])
+    }
+
+    /// Runs the named blocks in one shell as in the Quick start: `herald serve` in demo mode in an empty
+    /// directory, the keys taken with `herald keys --env`.
+    static func runAgainstADemoServer(_ names: [String]) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let server = try HeraldProcess(["serve", "--port", "0"], directory: scratch.url)
         let base = try await server.waitUntilListening()
         let keys = try await HeraldProcess.run(["keys", "--env"], directory: scratch.url)
         #expect(keys.code == 0, "\(keys.stderr)")
-        let examples = try Self.block("publish") + Self.block("follow") + Self.block("cancel")
+        let examples = try names.flatMap { try Self.block($0) }
         let results = try Self.run(
             examples, prelude: keys.stdout, directory: scratch.url,
             substitutions: [Self.readmeServer: base.absoluteString.trimmingSuffix("/")])
