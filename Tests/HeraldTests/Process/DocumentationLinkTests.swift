@@ -68,6 +68,30 @@ import Testing
         #expect(marked == ReadmeExamplesTests.runBlocks, "every block the tests run is in the documents")
     }
 
+    /// A file or folder of the repository named in code style (`deploy/README.md`) is a link to it, so a
+    /// reader gets there in one click.
+    @Test func everyFileNamedIsALink() throws {
+        let named = try NSRegularExpression(pattern: #"(?<!\[)`([A-Za-z0-9_./-]+)`(?!\]\()"#)
+        var found = 0
+        for document in try ReadmeExamplesTests.documents() {
+            var inCode = false
+            for (index, raw) in document.lines.enumerated() {
+                let line = raw.trimmingCharacters(in: .whitespaces)
+                if line.hasPrefix("```") { inCode.toggle() }
+                if inCode || line.hasPrefix("```") || line.hasPrefix("<!--") { continue }
+                for match in named.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                    guard let range = Range(match.range(at: 1), in: line) else { continue }
+                    let path = String(line[range])
+                    guard path != "/", path != "//", path.contains("/") || path.hasSuffix(".md") else { continue }
+                    guard FileManager.default.fileExists(atPath: FixtureFiles.root.appendingPathComponent(path).path) else { continue }
+                    found += 1
+                    Issue.record("\(document.name):\(index + 1): `\(path)` names a file of the repository; make it a link")
+                }
+            }
+        }
+        #expect(found == 0)
+    }
+
     /// The targets of `[text](target)` links outside code blocks.
     static func links(in lines: [String]) -> [String] {
         var inCode = false
