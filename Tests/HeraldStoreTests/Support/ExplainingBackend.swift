@@ -5,11 +5,12 @@ import Logging
 import NIOCore
 import SQLKit
 
-/// A PostgreSQL backend that, before each statement the store runs, has PostgreSQL run it under
-/// `EXPLAIN (ANALYZE, FORMAT JSON)` and keeps the plan, then runs the statement as usual. So a test calls
-/// the store's own methods and learns how many rows each of their statements read, with no copy of
-/// their SQL. Inside a write the explained run is rolled back to a savepoint (EXPLAIN ANALYZE executes
-/// a DELETE), so the statement itself then does exactly what it would have done.
+/// A backend that, before each statement the store runs, has the database explain it and keeps the plan,
+/// then runs the statement as usual. So a test calls the store's own methods and learns how each of their
+/// statements runs, with no copy of their SQL. PostgreSQL runs it under `EXPLAIN (ANALYZE, FORMAT JSON)`
+/// (rows read, as run; inside a write rolled back to a savepoint, since EXPLAIN ANALYZE executes a
+/// DELETE, so the statement itself then does exactly what it would have done); SQLite, which has no such
+/// counts, under `EXPLAIN QUERY PLAN` (which tables and indexes it walks, and how).
 final class ExplainingBackend: SQLBackend {
     let inner: any SQLBackend
     private let recorded = Locked<[ExplainedStatement]>([])
@@ -49,15 +50,35 @@ final class ExplainingBackend: SQLBackend {
     fileprivate func record(_ statement: ExplainedStatement) { recorded.withLock { $0.append(statement) } }
 }
 
-/// One statement the store ran and PostgreSQL's plan of it, as run.
+/// One statement the store ran and the database's plan of it.
 struct ExplainedStatement: Sendable, CustomStringConvertible {
     let sql: String
-    let plan: PlanNode
+    /// PostgreSQL's plan, as run.
+    var plan: PlanNode? = nil
+    /// SQLite's query plan, a line per step (`SEARCH d USING INTEGER PRIMARY KEY (rowid=?)`).
+    var steps: [String] = []
 
-    /// Rows the statement's scans produced or threw away, over all their loops: what it read.
-    var rowsRead: Int { plan.rowsRead }
+    /// Rows the statement's scans produced or threw away, over all their loops: what it read (PostgreSQL).
+    var rowsRead: Int { plan?.rowsRead ?? 0 }
 
-    var description: String { "\(rowsRead) rows read by: \(sql.split(whereSeparator: \.isWhitespace).joined(separator: " "))" }
+    /// SQLite's steps that read a whole table or index (`SCAN x`, `SCAN x USING INDEX i`), but for the
+    /// walk of a subquery's own rows (`SCAN r` of a `CO-ROUTINE r` or `MATERIALIZE r`).
+    var fullScans: [String] {
+        let subqueries = Set(
+            steps.compactMap { step in
+                ["CO-ROUTINE ", "MATERIALIZE "].first(where: step.hasPrefix).map { String(step.dropFirst($0.count)) }
+            })
+        return steps.filter { step in
+            guard step.hasPrefix("SCAN ") else { return false }
+            let name = step.dropFirst(5).split(separator: " ").first.map(String.init) ?? ""
+            return !subqueries.contains(name) && name != "CONSTANT"
+        }
+    }
+
+    var description: String {
+        let text = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return plan == nil ? "\(steps.joined(separator: "; ")) for: \(text)" : "\(rowsRead) rows read by: \(text)"
+    }
 }
 
 /// A node of `EXPLAIN (ANALYZE, FORMAT JSON)`'s plan.
@@ -116,7 +137,14 @@ private struct ExplainingDatabase: SQLDatabase {
         // Every statement is explained but those that have no plan: a statement of another shape fails the
         // test (EXPLAIN refuses it) rather than going unmeasured.
         let keyword = sql.drop(while: { $0.isWhitespace || $0 == "(" }).prefix(9).uppercased()
-        if !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET ", "SHOW", "LOCK", "ANALYZE"].contains(where: keyword.hasPrefix) {
+        let plannable = !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET ", "SHOW", "LOCK", "ANALYZE", "PRAGMA"].contains(
+            where: keyword.hasPrefix)
+        if plannable, backend.dialect == .sqlite {
+            let rows = Locked<[any SQLRow]>([])
+            try await inner.execute(sql: SQLRawWithBinds("EXPLAIN QUERY PLAN " + sql, binds)) { row in rows.withLock { $0.append(row) } }
+            let steps = try rows.withLock { $0 }.map { try $0.decode(column: "detail", as: String.self) }
+            backend.record(ExplainedStatement(sql: sql, steps: steps))
+        } else if plannable {
             if inTransaction { try await inner.execute(sql: SQLRaw("SAVEPOINT explained"), { _ in }) }
             let rows = Locked<[any SQLRow]>([])
             try await inner.execute(sql: SQLRawWithBinds("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, binds)) { row in
