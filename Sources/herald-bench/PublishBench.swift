@@ -205,15 +205,7 @@ extension PublishBench {
     func databaseCPUSeconds() -> Double? {
         guard database.database.hasPrefix("postgres") else { return nil }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.filter { $0.allSatisfy(\.isNumber) }.reduce(0.0) { total, pid in
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"),
-                text[text.index(after: open)..<close] == "postgres"
-            else { return total }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return total }
-            return total + (user + system) / 100
-        }
+        return entries.compactMap(ProcessStat.init(pid:)).filter { $0.command == "postgres" }.reduce(0) { $0 + $1.cpuSeconds }
     }
 }
 
@@ -221,89 +213,5 @@ extension JSONValue {
     func field(_ key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
-    }
-}
-
-/// The herald binary as a child process.
-final class BenchServer: @unchecked Sendable {
-    // @unchecked: `output` is only touched under `lock`; `process` is set once in init.
-    let process = Process()
-    private let lock = NSLock()
-    private var output = ""
-
-    init(binary: String, arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.output += text }
-        }
-        try process.run()
-    }
-
-    var pid: Int32 { process.processIdentifier }
-
-    func waitUntilListening() async throws -> URL {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let text = lock.withLock { output }
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Herald listening on ") }),
-                let address = line.dropFirst("Herald listening on ".count).split(separator: " ").first,
-                let url = URL(string: String(address))
-            {
-                return url
-            }
-            guard process.isRunning else { throw ValidationError("herald exited with \(process.terminationStatus)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ValidationError("herald did not start listening")
-    }
-
-    private func status(_ field: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
-        else { return 0 }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
-    }
-
-    func residentKiB() -> Int { status("VmRSS") }
-
-    /// User + system CPU time so far, from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s).
-    func cpuSeconds() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / 100
-    }
-    func peakKiB() -> Int { status("VmHWM") }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-}
-
-enum BenchHTTP {
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
-        return URLSession(configuration: configuration)
-    }()
-
-    static func send(_ method: String, _ url: URL, json: String? = nil) async throws -> (status: Int, body: String) {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        if let json {
-            request.httpBody = Data(json.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 }

@@ -30,30 +30,13 @@ struct Serve: AsyncParsableCommand {
         fail(Self.unknownCommand(word))
     }
 
-    /// One line naming the commands, and the nearest one when the word is close to it.
+    /// One line naming the commands, and the nearest one when the word is close to it (as a mistyped
+    /// configuration key is answered).
     static func unknownCommand(_ word: String) -> String {
         let names = HeraldCommand.configuration.subcommands.map { $0._commandName }
-        let nearest = names.min { distance(word, $0) < distance(word, $1) }
         if names.contains(word) { return "'\(word)' is a command: put it first (herald \(word) …; herald \(word) --help)" }
-        let hint = nearest.flatMap { distance(word, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
+        let hint = KeySuggestion.nearest(to: word, among: names).map { " (did you mean '\($0)'?)" } ?? ""
         return "unknown command '\(word)'\(hint); the commands are \(names.joined(separator: ", ")) (herald --help)"
-    }
-
-    /// Edit distance, for the hint.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
     }
 
     func run() async throws {

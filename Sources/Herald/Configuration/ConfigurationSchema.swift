@@ -152,8 +152,8 @@ indirect enum ConfigurationSchema: Sendable {
 
 /// The known key a mistyped one most likely meant: the same but for case, one a prefix of the other,
 /// or within a small edit distance (about one edit in three characters).
-enum KeySuggestion {
-    static func nearest(to key: String, among known: [String]) -> String? {
+public enum KeySuggestion {
+    public static func nearest(to key: String, among known: [String]) -> String? {
         let typed = Array(key.lowercased())
         var best: (name: String, distance: Int)?
         for name in known {

@@ -81,19 +81,14 @@ extension SQLRegistrationStore {
                 ORDER BY r.device_id
                 """
             ).all()
-            var members: [ChannelMember] = []
-            var last: Int64?
-            for row in rows {
-                let key = try row.decode(column: "cursor", as: Int64.self)
-                last = key
-                guard let deviceId = try row.decode(column: "device_key", as: String?.self) else { continue }
-                members.append(
+            return try Self.keysetPage(rows, limit: limit, key: "cursor") { row, key in
+                try row.decode(column: "device_key", as: String?.self).map { deviceId in
                     ChannelMember(
                         cursor: key, deviceId: deviceId, deviceToken: try row.decode(column: "device_token", as: String.self),
                         os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)),
-                        expiration: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:))))
+                        expiration: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:)))
+                }
             }
-            return KeysetPage(items: members, next: rows.count == limit ? last : nil)
         }
     }
 }

@@ -58,25 +58,36 @@ extension SQLRegistrationStore {
                     """
                 ).all()
             }
-            var recipients: [Recipient] = []
-            recipients.reserveCapacity(rows.count)
-            var last: Int64?
-            for row in rows {
-                let key = try row.decode(column: "device_key", as: Int64.self)
-                last = key
-                // No device columns: a candidate whose device failed the conditions.
-                guard let deviceId = try row.decode(column: "device_id", as: String?.self) else { continue }
-                recipients.append(
+            return try Self.keysetPage(rows, limit: limit, key: "device_key") { row, key in
+                try row.decode(column: "device_id", as: String?.self).map { deviceId in
                     Recipient(
                         key: key, deviceId: deviceId, deviceToken: try row.decode(column: "device_token", as: String.self),
-                        os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self))))
+                        os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)))
+                }
             }
-            return KeysetPage(items: recipients, next: rows.count == limit ? last : nil)
         }
     }
 }
 
 extension SQLRegistrationStore {
+    /// A page from the rows of up to `limit` candidates in key order (`key` names the key's column): `item`
+    /// makes each candidate's item, or nil for one whose device failed the conditions (a LEFT JOIN left its
+    /// columns NULL). The page goes on after its last candidate, and is the last when fewer than `limit`
+    /// candidates came back.
+    static func keysetPage<Item: Sendable>(
+        _ rows: [any SQLRow], limit: Int, key column: String, _ item: (any SQLRow, Int64) throws -> Item?
+    ) throws -> KeysetPage<Item> {
+        var items: [Item] = []
+        items.reserveCapacity(rows.count)
+        var last: Int64?
+        for row in rows {
+            let key = try row.decode(column: column, as: Int64.self)
+            last = key
+            if let made = try item(row, key) { items.append(made) }
+        }
+        return KeysetPage(items: items, next: rows.count == limit ? last : nil)
+    }
+
     /// The key of the app's channel of that name, as a scalar subquery (NULL when there is none, which
     /// compares false with everything, so a page of a missing channel is empty).
     static func channelKey(app: String, name: ChannelName) -> SQLQueryString {

@@ -1,0 +1,150 @@
+import HeraldCore
+import SQLKit
+
+extension SQLMessageStore {
+    public func hasDue(now: Timestamp) async throws -> Bool {
+        try await backend.read { db in
+            let now = clock.now(now, StoreDialect(db))
+            return try await db.raw(
+                """
+                SELECT 1 AS due FROM messages WHERE status = 'scheduled' AND due_at <= \(now)
+                UNION ALL
+                SELECT 1 AS due FROM message_slices WHERE done = \(bind: false) AND (lease_until IS NULL OR lease_until < \(now))
+                LIMIT 1
+                """
+            ).first() != nil
+        }
+    }
+
+    public func claim(
+        owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
+        running: Set<String>
+    ) async throws -> [ClaimedSlice] {
+        guard limit > 0 else { return [] }
+        let recordedAt = now.milliseconds
+        return try await backend.write { db in
+            let dialect = StoreDialect(db)
+            let now = clock.now(now, dialect)
+            try await foldAbandonedSlices(db, now: now, at: recordedAt)
+            try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect)
+            // Candidates, locked (PostgreSQL) so two instances never take the same slice; rows another
+            // instance is taking right now are skipped, not waited for.
+            let candidates = try await db.raw(
+                """
+                SELECT s.message_id, s.slice,
+                       CASE WHEN s.created_at <= \(now) - \(bind: slicing.graceMilliseconds) THEN 1 ELSE 0 END AS settled
+                FROM message_slices s JOIN messages m ON m.id = s.message_id
+                WHERE m.status = 'running' AND s.done = \(bind: false) AND (s.lease_until IS NULL OR s.lease_until < \(now))
+                ORDER BY m.due_at, s.message_id, s.slice
+                LIMIT \(bind: limit * 4)\(dialect.skipLocked(of: "s"))
+                """
+            ).all()
+            var taken: [(id: String, slice: Int)] = []
+            var messages = Set<String>()
+            for row in candidates where taken.count < limit {
+                let id = try row.decode(column: "message_id", as: String.self)
+                let settled = try row.decode(column: "settled", as: Int.self) == 1
+                guard !messages.contains(id), !running.contains(id) || settled else { continue }
+                messages.insert(id)
+                taken.append((id, try row.decode(column: "slice", as: Int.self)))
+            }
+            var claimed: [ClaimedSlice] = []
+            for (id, slice) in taken {
+                // The lease test is repeated here so PostgreSQL re-checks it on the locked row.
+                guard
+                    let row = try await db.raw(
+                        """
+                        UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
+                            pending = 0, updated_at = \(now)
+                        WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND done = \(bind: false)
+                          AND (lease_until IS NULL OR lease_until < \(now))
+                        RETURNING fanout_cursor, up_to_key, checkpoint_seq
+                        """
+                    ).first(),
+                    let message = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id)").first().map(Self.decode)
+                else { continue }
+                claimed.append(
+                    ClaimedSlice(
+                        message: message, slice: slice,
+                        cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
+                        upTo: try row.decode(column: "up_to_key", as: Int64?.self),
+                        sequence: try row.decode(column: "checkpoint_seq", as: Int64.self)))
+            }
+            return claimed
+        }
+    }
+
+    /// Marks due scheduled messages running and writes their slices: the channel's device keys from the
+    /// lowest to the highest split into equal key ranges, as many as the recipients fill at `sliceSize`
+    /// each (at most `maxSlices`); the first slice starts at 0 and the last has no end, so a device that
+    /// joins the channel during the fan-out falls in one. A singlecast or a message without a push is one slice.
+    static func startDueOccurrences(
+        _ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
+        dialect: StoreDialect
+    ) async throws {
+        let due = try await db.raw(
+            """
+            SELECT id, app_id, channel, singlecast, contents, occurrences FROM messages
+            WHERE status = 'scheduled' AND due_at <= \(now)
+            ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
+            """
+        ).all()
+        for row in due {
+            let id = try row.decode(column: "id", as: String.self)
+            let occurrence = try row.decode(column: "occurrences", as: Int64.self)
+            var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
+            let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
+            let pushes = try row.decode(column: "contents", as: String?.self) != nil
+            if slicing.maxSlices > 1, isBroadcast, pushes {
+                ranges = try await sliceRanges(
+                    db, app: try row.decode(column: "app_id", as: String.self),
+                    channel: try row.decode(column: "channel", as: String.self), slicing: slicing)
+            }
+            for (index, range) in ranges.enumerated() {
+                try await db.raw(
+                    """
+                    INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
+                    VALUES (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after),
+                            \(bind: occurrence), \(now), \(now))
+                    """
+                ).run()
+            }
+            try await db.raw("UPDATE messages SET status = 'running', pending = 0, updated_at = \(now) WHERE id = \(bind: id)").run()
+        }
+    }
+
+    /// Equal key ranges over the channel's registrations. The count is capped at what `maxSlices` full
+    /// slices hold, so a huge channel costs no more to split than a large one.
+    static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, slicing: Slicing) async throws -> [(
+        after: Int64, upTo: Int64?
+    )] {
+        guard
+            let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
+                .map({ try $0.decode(column: "id", as: Int64.self) })
+        else { return [(0, nil)] }
+        // The lowest and highest keys through the (channel_id, device_id) index: two seeks, not a scan.
+        func edge(_ order: SQLQueryString) async throws -> Int64? {
+            try await db.raw(
+                """
+                SELECT device_id FROM registrations WHERE channel_id = \(bind: channelId) ORDER BY device_id \(order) LIMIT 1
+                """
+            ).first().map { try $0.decode(column: "device_id", as: Int64.self) }
+        }
+        guard let low = try await edge("ASC"), let high = try await edge("DESC") else { return [(0, nil)] }
+        let members =
+            try await db.raw(
+                """
+                SELECT COUNT(*) AS members FROM (SELECT 1 AS one FROM registrations WHERE channel_id = \(bind: channelId)
+                                                 LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
+                """
+            ).first().map { try $0.decode(column: "members", as: Int.self) } ?? 0
+        let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))
+        guard count > 1 else { return [(0, nil)] }
+        let width = max(1, (high - low + 1 + Int64(count) - 1) / Int64(count))
+        return (0..<count).map { index in
+            let after = index == 0 ? 0 : low - 1 + Int64(index) * width
+            let upTo: Int64? = index == count - 1 ? nil : low - 1 + Int64(index + 1) * width
+            return (after, upTo)
+        }
+    }
+}
