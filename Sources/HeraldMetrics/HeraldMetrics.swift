@@ -25,6 +25,7 @@ public final class HeraldMetrics: Sendable {
     public enum Name {
         public static let httpRequests = "herald_http_requests_total"
         public static let httpDuration = "herald_http_request_duration_seconds"
+        public static let httpProtocolErrors = "herald_http_protocol_errors_total"
         public static let registrations = "herald_registrations_total"
         public static let launches = "herald_launches_total"
         public static let sweeps = "herald_sweeps_total"
@@ -46,7 +47,7 @@ public final class HeraldMetrics: Sendable {
 
         /// Every name above (a test checks the exposition holds each).
         public static let all = [
-            httpRequests, httpDuration, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
+            httpRequests, httpDuration, httpProtocolErrors, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
             notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
             dbWriteDuration, batchSize, fanOutsRunning, deviceCheckCalls, deviceCheckDuration,
         ]
@@ -111,6 +112,12 @@ public final class HeraldMetrics: Sendable {
     public func request(method: String, route: String, status: Int, duration: Duration) {
         cache.counter(Name.httpRequests, [("method", method), ("route", route), ("status", String(status))], factory).increment()
         cache.timer(Name.httpDuration, [("method", method), ("route", route)], factory).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// A request Herald could not read as HTTP (a malformed head or body, a head too large, a body too
+    /// late), answered 4xx and closed; `kind` is one of ProtocolFault's names.
+    public func protocolError(kind: String) {
+        cache.counter(Name.httpProtocolErrors, [("kind", kind)], factory).increment()
     }
 
     // MARK: Registry

@@ -16,6 +16,11 @@ enum JSONBody {
     /// Like `read`, for routes whose body may be left out: nil when it is empty.
     static func readOptional(_ request: Request) async throws -> JSONValue? {
         var request = request
+        // A body declared larger than the limit is refused before it is read (a client that sent
+        // `Expect: 100-continue` is waiting for this answer), and the connection closes after the answer.
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Limits.requestBodyBytes {
+            throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: Limits.requestBodyBytes)

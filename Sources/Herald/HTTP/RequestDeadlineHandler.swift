@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose request has not arrived whole within `timeout`.
+/// Answers 408 and closes a connection whose request has not arrived whole within `timeout`.
 ///
 /// Hummingbird's idle timeout (`http.idleTimeoutSeconds`) restarts with every request part it reads, so
 /// it cuts off a silent client or a request head sent a byte at a time, but not a body sent a few bytes
@@ -64,8 +64,12 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func arm(_ context: ChannelHandlerContext) {
         disarm()
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let timeout = self.timeout
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            loopBound.value.close(promise: nil)
+            // ProtocolErrorHandler answers 408 (through the route when one reads the body) and closes; if
+            // nothing answers within another timeout, the connection is closed without an answer.
+            loopBound.value.pipeline.fireErrorCaught(RequestBodyTimedOut())
+            loopBound.value.eventLoop.assumeIsolated().scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
         }
     }
 

@@ -19,7 +19,8 @@ public enum HeraldServer {
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        router.add(middleware: FaultMiddleware())
+        let routeMethods = RouteMethods()
+        router.add(middleware: FaultMiddleware(routeMethods: routeMethods))
         HealthRoutes(readiness: readiness).add(to: router)
         OpenAPIRoutes().add(to: router)
         metricsRoute?.add(to: router)
@@ -30,6 +31,7 @@ public enum HeraldServer {
         PushTemplateRoutes(apps: apps).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
+        routeMethods.load(router.routes)
         return router
     }
 
@@ -93,7 +95,15 @@ public enum HeraldServer {
                 metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)], idleTimeout: requestTimeout)),
+                    additionalChannelHandlers: [
+                        ProtocolErrorHandler(logger: logger, metrics: exporter.metrics), RequestDeadlineHandler(timeout: requestTimeout),
+                    ],
+                    // A little later than the body deadline, which answers 408 before Hummingbird's timer
+                    // (restarted by the head's arrival) would close the connection without an answer.
+                    idleTimeout: requestTimeout + .milliseconds(250),
+                    httpDecoderConfiguration: .init(
+                        maxHeaderFieldSize: Limits.headerFieldBytes, maxHeaderListSize: Limits.headerBytes,
+                        maxHeaderFieldCount: Limits.headerCount))),
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
                 serverName: "Herald",

@@ -19,6 +19,11 @@ public enum Limits {
     public static let structuredValues = 1000
     /// Request bodies larger than this are refused with HTTP 413 and code 8000 naming "body".
     public static let requestBodyBytes = 64 * 1024
+    /// A request's head: one header line (or the request line) at most, the whole head at most, and at most
+    /// this many headers; past any of them the answer is 431 and the connection closes.
+    public static let headerFieldBytes = 16 * 1024
+    public static let headerBytes = 64 * 1024
+    public static let headerCount = 100
 
     /// Throws 8008 when `value` holds a control character (U+0000–U+001F, U+007F). A NUL would be cut off
     /// by the database driver on the way back, and no real token, id or version contains one.

@@ -64,9 +64,12 @@ import Testing
 
             let text = h.exporter.exposition()
             Exposition.expectNoSecrets(text, tokens: (0..<40).map(PublishHarness.token), devices: (0..<40).map { "dev-\($0)" })
-            // Every metric is in the exposition but the sweep count (no sweep ran) and DeviceCheck's
-            // (no call was made; DeviceCheckTests counts them).
-            let unused = [HeraldMetrics.Name.sweeps, HeraldMetrics.Name.deviceCheckCalls, HeraldMetrics.Name.deviceCheckDuration]
+            // Every metric is in the exposition but the sweep count (no sweep ran), DeviceCheck's (no call
+            // was made; DeviceCheckTests counts them) and the protocol errors (HostileHTTPTests counts them).
+            let unused = [
+                HeraldMetrics.Name.sweeps, HeraldMetrics.Name.deviceCheckCalls, HeraldMetrics.Name.deviceCheckDuration,
+                HeraldMetrics.Name.httpProtocolErrors,
+            ]
             for name in HeraldMetrics.Name.all where !unused.contains(name) {
                 #expect(text.contains("# TYPE \(name) "), "\(name) is missing")
             }

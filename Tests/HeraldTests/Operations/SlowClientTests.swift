@@ -68,38 +68,3 @@ import Glibc
         _ = try await server.waitForExit()
     }
 }
-
-/// A blocking TCP connection to 127.0.0.1, to send bytes as slowly as a test wants.
-final class RawConnection {
-    let socketDescriptor: Int32
-
-    init(port: Int) throws {
-        socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw HeraldProcess.Failure("cannot connect to port \(port)") }
-    }
-
-    deinit { close(socketDescriptor) }
-
-    /// False when the peer has closed (the send fails).
-    func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { Glibc.send(socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
-    }
-
-    /// Whether the peer closed the connection (a read of 0 bytes, or an error) within `duration`.
-    func waitForClose(within duration: Duration) -> Bool {
-        var descriptor = pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-        guard poll(&descriptor, 1, milliseconds) > 0 else { return false }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        return recv(socketDescriptor, &buffer, buffer.count, 0) <= 0
-    }
-}
