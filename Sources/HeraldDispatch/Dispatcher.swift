@@ -217,10 +217,16 @@ public final class Dispatcher: Service {
     /// (each occurrence fires once, late rather than in a burst); nil when the schedule is over.
     static func nextOccurrence(of message: StoredMessage, now: Timestamp) -> Timestamp? {
         guard let due = message.dueAt, let every = message.schedule.repeatEverySeconds, every > 0 else { return nil }
-        let step = every * 1000
-        var next = due.milliseconds + step
-        if next <= now.milliseconds { next += ((now.milliseconds - next) / step + 1) * step }
-        if let end = message.schedule.repeatExpiresAt, next > end.milliseconds { return nil }
-        return Timestamp(milliseconds: next)
+        // Saturating arithmetic: the schedule's values are bounded when a message is accepted, but a
+        // stored row from before those bounds must not be able to trap the dispatcher.
+        let step = Timestamp.milliseconds(seconds: every)
+        var next = due.adding(milliseconds: step)
+        if next <= now {
+            let missed = (now.milliseconds &- next.milliseconds) / step + 1
+            let (skip, overflow) = missed.multipliedReportingOverflow(by: step)
+            next = next.adding(milliseconds: overflow ? .max : skip)
+        }
+        if let end = message.schedule.repeatExpiresAt, next > end { return nil }
+        return next
     }
 }

@@ -32,8 +32,22 @@ import Testing
         #expect(parse(text) == nil, "accepted \(text.debugDescription)")
     }
 
-    @Test func aRepeatedKeyKeepsItsLastValueAsJavaScriptDoes() {
-        #expect(parse(#"{"dup": 1, "dup": 2}"#) == .object(["dup": .integer(2)]))
+    /// Two values for one key are a client bug, and a proxy and Herald could read different ones: 8008
+    /// naming the key, at any depth; the same key in two objects is fine.
+    @Test func aRepeatedKeyIsRefusedNamingIt() throws {
+        for text in [#"{"deviceId":"a","deviceId":"b"}"#, #"{"message": {"alert": 1, "badge": 2, "alert": 3}}"#] {
+            #expect(throws: HeraldFault.self) { try JSONValue.parse(Array(text.utf8)) }
+            do {
+                _ = try JSONValue.parse(Array(text.utf8))
+            } catch {
+                #expect(error.code == 8008)
+                #expect(error.message.contains("'deviceId'") || error.message.contains("'alert'"), "\(error.message)")
+            }
+        }
+        #expect(parse(#"[{"a": 1}, {"a": 2}]"#) != nil)
+        let located = #expect(throws: JSONSyntaxError.self) { try JSONValue.parseDocument(Array("{\n \"port\": 1,\n \"port\": 2}".utf8)) }
+        #expect(located?.line == 3)
+        #expect(located?.description.contains("the key 'port' appears twice") == true)
     }
 
     @Test func refusesInvalidUTF8() {

@@ -37,6 +37,29 @@ import Testing
         #expect(content.priority == nil)
     }
 
+    /// A schedule more than ten years ahead is a mistake: 8008 naming the property, however large the
+    /// number (no arithmetic on it may trap).
+    @Test func schedulesAreBoundedToTenYearsAhead() throws {
+        let tenYears = PublishSchedule.maximumHorizonMilliseconds
+        for (json, property) in [
+            (#"{"message": "m", "publishAt": 9223372036854775807}"#, "publishAt"),
+            (#"{"message": "m", "publishAt": \#(now.milliseconds + tenYears + 1)}"#, "publishAt"),
+            (#"{"message": "m", "publishAt": \#(now.milliseconds + 200 * 365 * 86_400_000)}"#, "publishAt"),
+            (#"{"message": "m", "repeatEvery": 60, "repeatExpiresAt": 9223372036854775807}"#, "repeatExpiresAt"),
+            (#"{"message": "m", "repeatEvery": 9223372036854775807}"#, "repeatEvery"),
+        ] {
+            do {
+                _ = try parse(json)
+                Issue.record("accepted \(json)")
+            } catch {
+                #expect(error.code == 8008, "\(json): \(error)")
+                #expect(error.message.contains("'\(property)'"), "\(json): \(error)")
+            }
+        }
+        let furthest = try parse(#"{"message": "m", "publishAt": \#(now.milliseconds + tenYears), "repeatEvery": 31622400}"#)
+        #expect(furthest.schedule.publishAt == now.adding(milliseconds: tenYears))
+    }
+
     @Test func theContractsExampleMapsEveryHeader() throws {
         let body = #"""
             {"message": "Hello", "publisherId": "svc-1",

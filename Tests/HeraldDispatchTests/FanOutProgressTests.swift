@@ -84,6 +84,15 @@ import Testing
         #expect(next == Timestamp(milliseconds: 1_660_000))
     }
 
+    /// Values no accepted message has (they are bounded at publish) still cannot trap the dispatcher.
+    @Test func extremeStoredValuesSaturateInsteadOfTrapping() {
+        let far = message(due: .max - 10, every: 31_622_400)
+        #expect(Dispatcher.nextOccurrence(of: far, now: Timestamp(milliseconds: 1_000)) == Timestamp(milliseconds: .max))
+        let huge = message(due: 1_000, every: .max / 2)
+        #expect(Dispatcher.nextOccurrence(of: huge, now: Timestamp(milliseconds: .max - 1)) == Timestamp(milliseconds: .max))
+        #expect(Timestamp(milliseconds: .min + 5).adding(milliseconds: -10) == Timestamp(milliseconds: .min))
+    }
+
     @Test func theScheduleEndsAtRepeatExpiresAt() {
         let last = message(due: 1_000_000, every: 60, until: 1_060_000)
         #expect(Dispatcher.nextOccurrence(of: last, now: Timestamp(milliseconds: 1_000_500)) == Timestamp(milliseconds: 1_060_000))

@@ -396,7 +396,9 @@ public enum ConfigurationLoader {
         do {
             document = try JSONValue.parseDocument(data)
         } catch {
-            throw ConfigurationError("configuration file '\(path)' is not valid JSON: it breaks at \(error)")
+            throw ConfigurationError(
+                error.duplicateKey == nil
+                    ? "configuration file '\(path)' is not valid JSON: it breaks at \(error)" : "configuration file '\(path)': \(error)")
         }
         do {
             try ConfigurationSchema.file.check(document)

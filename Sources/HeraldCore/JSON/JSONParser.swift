@@ -11,6 +11,9 @@ struct JSONParser {
     /// Where the document stopped being JSON: the byte offset of the first byte that does not fit.
     struct Failure: Error {
         let offset: Int
+        /// Set when the document is JSON but an object names this key twice: RFC 8259 leaves the meaning
+        /// open, so a proxy and Herald could read different values; Herald refuses it.
+        var duplicateKey: String? = nil
     }
 
     private let bytes: [UInt8]
@@ -75,7 +78,9 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure }
+            let keyOffset = index
             let key = try string()
+            guard members[key] == nil else { throw Failure(offset: keyOffset, duplicateKey: key) }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw failure }
             index += 1

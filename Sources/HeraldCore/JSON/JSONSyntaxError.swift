@@ -4,10 +4,13 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public let line: Int
     /// Counted in characters (Unicode scalars) from the start of the line.
     public let column: Int
+    /// The document is JSON, but an object there names this key twice.
+    public var duplicateKey: String?
 
-    public init(line: Int, column: Int) {
+    public init(line: Int, column: Int, duplicateKey: String? = nil) {
         self.line = line
         self.column = column
+        self.duplicateKey = duplicateKey
     }
 
     /// The line and column of byte `offset` in `bytes` (UTF-8).
@@ -25,7 +28,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
         self.init(line: line, column: column)
     }
 
-    public var description: String { "line \(line), column \(column)" }
+    public var description: String {
+        "line \(line), column \(column)" + (duplicateKey.map { ": the key '\($0.prefix(128))' appears twice in one object" } ?? "")
+    }
 }
 
 extension JSONValue {
@@ -35,7 +40,9 @@ extension JSONValue {
         do {
             return try JSONParser.parse(array)
         } catch {
-            throw JSONSyntaxError(offset: error.offset, in: array)
+            var syntaxError = JSONSyntaxError(offset: error.offset, in: array)
+            syntaxError.duplicateKey = error.duplicateKey
+            throw syntaxError
         }
     }
 }

@@ -16,6 +16,9 @@ public enum JSONValue: Sendable, Equatable {
         do {
             return try JSONParser.parse(Array(bytes))
         } catch {
+            if let key = error.duplicateKey {
+                throw .invalidParameter(String(key.prefix(Limits.headerName)), "given twice in one object; send each key once")
+            }
             throw .unparsable("the body is not valid JSON")
         }
     }

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldCurl
 
 /// When the cached access token is used, refreshed or waited for: the decisions of `FCMAccessToken`
@@ -53,8 +54,10 @@ struct FCMTokenCache<Waiter> {
         switch result {
         case .success(let grant):
             serial += 1
+            // Saturating: the lifetime is the token endpoint's number, and no answer may trap Herald.
+            let expiresAt = Timestamp(milliseconds: now).adding(milliseconds: Timestamp.milliseconds(seconds: grant.expiresIn))
             let issued = FCMAccessToken.Issued(
-                accessToken: grant.token, obtainedAt: now, expiresAt: now + grant.expiresIn * 1000, serial: serial)
+                accessToken: grant.token, obtainedAt: now, expiresAt: expiresAt.milliseconds, serial: serial)
             current = issued
             refusal = nil
             return (.success(issued), woken)
