@@ -41,6 +41,8 @@ public final class HeraldMetrics: Sendable {
         public static let devicesDeactivated = "herald_devices_deactivated_total"
         public static let dbWriteDuration = "herald_db_write_duration_seconds"
         public static let batchSize = "herald_group_commit_batch_size"
+        public static let writeQueueWaiting = "herald_write_queue_waiting"
+        public static let writeQueueRefused = "herald_write_queue_refused_total"
         public static let fanOutsRunning = "herald_fanouts_running"
         public static let deviceCheckCalls = "herald_devicecheck_calls_total"
         public static let deviceCheckDuration = "herald_devicecheck_call_duration_seconds"
@@ -49,7 +51,7 @@ public final class HeraldMetrics: Sendable {
         public static let all = [
             httpRequests, httpDuration, httpProtocolErrors, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
             notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
-            dbWriteDuration, batchSize, fanOutsRunning, deviceCheckCalls, deviceCheckDuration,
+            dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, deviceCheckCalls, deviceCheckDuration,
         ]
     }
 
@@ -184,6 +186,21 @@ public final class HeraldMetrics: Sendable {
     }
 
     // MARK: Database
+
+    /// The gauge and counter of one group-commit queue (`registrations` or `launches`).
+    public func writeQueue(_ write: Write) -> WriteQueue {
+        WriteQueue(
+            waiting: cache.meter(Name.writeQueueWaiting, [("write", write.rawValue)], factory),
+            refusedCounter: cache.counter(Name.writeQueueRefused, [("write", write.rawValue)], factory))
+    }
+
+    /// Writes waiting for their transaction, and those refused because too many waited (answered 503).
+    public struct WriteQueue: Sendable {
+        let waiting: Meter
+        let refusedCounter: Counter
+        public func waiting(_ count: Int) { waiting.set(count) }
+        public func refused() { refusedCounter.increment() }
+    }
 
     /// One write transaction of `count` inputs (group commit) that took `duration`.
     public func wrote(_ write: Write, count: Int, duration: Duration) {

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldStore
 import SQLKit
 import Testing
@@ -61,6 +62,73 @@ import Testing
             }
             #expect(kept.contains(3), "the write after the cancelled one went through")
             #expect(kept == [1, 2, 3] || kept == [3], "the cancelled write is all or nothing: \(kept)")
+        }
+    }
+}
+
+/// The group-commit queue is bounded: while the database is held, registrations past the limit are
+/// refused at once with `WriteQueueFull` (HTTP 503) instead of piling up, and those admitted are all
+/// written once it lets go (issue 22).
+@Suite struct WriteQueueLimitTests {
+    @Test(arguments: StoreBackendKind.allCases)
+    func registrationsPastTheLimitAreRefusedAndTheRestWritten(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let limit = 4
+            let store = SQLRegistrationStore(backend: backend, writeQueueLimit: limit)
+            // Batches running at once (their leaders never queue): one writer on SQLite, 8 on PostgreSQL.
+            let leaders = backend.dialect.kind == .postgres ? 8 : 1
+            let refusedWanted = 5
+            let total = leaders + limit + refusedWanted
+            let held = AsyncStream.makeStream(of: Void.self)
+            let release = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await backend.write { db in
+                    if backend.dialect.kind == .postgres {
+                        try await db.raw("LOCK TABLE registrations IN ACCESS EXCLUSIVE MODE").run()
+                    }
+                    held.continuation.yield()
+                    var iterator = release.stream.makeAsyncIterator()
+                    await iterator.next()
+                }
+            }
+            var heldIterator = held.stream.makeAsyncIterator()
+            await heldIterator.next()
+            let refused = Locked(0)
+            let outcomes = Task {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for n in 0..<total {
+                        group.addTask {
+                            do {
+                                let token = "aabb" + String(String(n + 0x1000, radix: 16).suffix(4))
+                                _ = try await store.register(app: "a", try Fixture.request("dev-\(n)", token: token), now: Fixture.t0)
+                                return true
+                            } catch let error as WriteQueueFull {
+                                #expect(error.waiting == limit)
+                                refused.withLock { $0 += 1 }
+                                return false
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+            }
+            // Submissions past the leaders and the queue are refused while the database is held (a leader
+            // that starts after others queued takes them into its batch, so a few more may be admitted).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while refused.withLock({ $0 }) < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(200))
+            let refusedWhileHeld = refused.withLock { $0 }
+            #expect(refusedWhileHeld >= 1 && refusedWhileHeld <= refusedWanted)
+            release.continuation.yield()
+            try await holder.value
+            let results = try await outcomes.value
+            let written = results.filter { $0 }.count
+            #expect(written >= leaders + limit, "every admitted registration is written")
+            #expect(written + refused.withLock { $0 } == total)
+            let stored = try await backend.read { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM registrations").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(stored == written)
         }
     }
 }

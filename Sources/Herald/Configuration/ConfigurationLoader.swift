@@ -74,6 +74,7 @@ public enum ConfigurationLoader {
         if let cap = try settings.integer("http.maxConnections", in: 1...1_000_000) { configuration.http.maxConnections = cap }
         configuration.metrics = try readMetrics(settings, http: configuration.http)
         configuration.database = try readDatabase(settings) ?? configuration.database
+        if let limit = try settings.integer("database.writeQueueLimit", in: 1...1_000_000) { configuration.writeQueueLimit = limit }
         if let interval = try settings.number("sweeper.intervalSeconds") {
             guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }
             configuration.sweeper.intervalSeconds = interval

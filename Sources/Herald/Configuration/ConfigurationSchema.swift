@@ -18,7 +18,7 @@ indirect enum ConfigurationSchema: Sendable {
     static let file: ConfigurationSchema = .object([
         "http": .values("host", "port", "drainSeconds", "idleTimeoutSeconds", "maxConnections"),
         "metrics": .values("enabled", "host", "port", "bearerToken", "bearerTokenFile"),
-        "database": .values("url", "poolSize", "password", "passwordFile"),
+        "database": .values("url", "poolSize", "password", "passwordFile", "writeQueueLimit"),
         "sweeper": .values("intervalSeconds", "batchSize"),
         "history": .values("enabled", "days", "maxPerDevice"),
         "messages": .values("retentionDays"),

@@ -74,6 +74,9 @@ public struct HeraldConfiguration: Sendable {
     /// Days a finished message (published, failed or cancelled) stays queryable before the sweeper
     /// deletes it (`messages.retentionDays`).
     public var messageRetentionDays = 30
+    /// Registrations (and, apart, launches) that may wait for the database at once; one more is answered
+    /// 503 with Retry-After (`database.writeQueueLimit`).
+    public var writeQueueLimit = WriteQueueLimit.default
     /// How events that a webhook did not acknowledge are retried (tests shorten it).
     public var webhooks = WebhookRetryPolicy()
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.

@@ -20,6 +20,14 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch let fault as HeraldFault {
             return Self.response(fault)
+        } catch let error as WriteQueueFull {
+            // Backpressure, not an outage: the database is there but behind. Nothing of the request was written.
+            var response = Self.response(
+                HeraldFault(
+                    code: 503, kind: .unavailable,
+                    message: "Service busy: \(error.waiting) writes are waiting for the database; retry after a second"))
+            response.headers[.retryAfter] = "1"
+            return response
         } catch let error as StoreUnavailable {
             context.logger.warning("database unavailable", metadata: ["herald.error": "\(error.reason)"])
             return Self.response(.storeUnavailable)

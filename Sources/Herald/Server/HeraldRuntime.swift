@@ -74,7 +74,7 @@ public enum HeraldRuntime {
     ) async throws {
         var configuration = given
         let exporter = MetricsExporter(enabled: configuration.metrics.enabled)
-        let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics)
+        let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics, writeQueueLimit: configuration.writeQueueLimit)
         var apps = configuration.apps
         var demo: (app: AppConfiguration, created: Bool)?
         if apps.isEmpty {
@@ -94,7 +94,9 @@ public enum HeraldRuntime {
         let readiness = Readiness(backend: backend)
         let app = HeraldServer.makeApplication(
             configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
-            registry: SQLDeviceRegistry(backend: backend, events: events, metrics: exporter.metrics), apps: directory, clock: clock,
+            registry: SQLDeviceRegistry(
+                backend: backend, events: events, metrics: exporter.metrics, writeQueueLimit: configuration.writeQueueLimit),
+            apps: directory, clock: clock,
             outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, exporter: exporter, logger: logger,
             onServerRunning: { [configuration] port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))

@@ -35,25 +35,37 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
 
     private let maxBatch: Int
     private let maxLeaders: Int
+    private let maxWaiting: Int
     private let process: Process
+    private let observer: QueueObserver
     private let state = Locked(State())
 
-    init(maxBatch: Int, maxLeaders: Int = 1, process: @escaping Process) {
-        precondition(maxBatch > 0 && maxLeaders > 0)
+    /// `maxWaiting`: inputs that may wait for a leader; one more is refused at once with `WriteQueueFull`
+    /// rather than held (and its caller's memory with it) until the database catches up.
+    init(maxBatch: Int, maxLeaders: Int = 1, maxWaiting: Int = .max, observer: QueueObserver = .none, process: @escaping Process) {
+        precondition(maxBatch > 0 && maxLeaders > 0 && maxWaiting >= 0)
         self.maxBatch = maxBatch
         self.maxLeaders = maxLeaders
+        self.maxWaiting = maxWaiting
+        self.observer = observer
         self.process = process
     }
 
     func submit(_ input: Input) async throws -> Output {
         let job = Job(input: input, promise: Promise())
-        let leads = state.withLock { state in
+        let admitted: Bool? = state.withLock { state in
             if state.leaders < maxLeaders {
                 state.leaders += 1
                 return true
             }
+            guard state.queue.count < maxWaiting else { return nil }
             state.queue.append(job)
+            observer.waiting(state.queue.count)
             return false
+        }
+        guard let leads = admitted else {
+            observer.refused()
+            throw WriteQueueFull(waiting: maxWaiting)
         }
         switch leads ? .lead : await job.promise.value {
         case .finished(let result): return try result.get()
@@ -68,7 +80,10 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
             [own]
             + state.withLock { state in
                 let count = min(state.queue.count, maxBatch - 1)
-                defer { state.queue.removeFirst(count) }
+                defer {
+                    state.queue.removeFirst(count)
+                    observer.waiting(state.queue.count)
+                }
                 return Array(state.queue.prefix(count))
             }
         // The batch runs in a task of its own, not the leader's: a leader whose task is cancelled (a
@@ -86,6 +101,7 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
                 state.leaders -= 1
                 return nil
             }
+            defer { observer.waiting(state.queue.count) }
             return state.queue.removeFirst()
         }
         next?.promise.fulfill(.lead)
@@ -99,10 +115,14 @@ extension Batcher {
     /// fails is written again one input per transaction, so one bad input fails alone. Each batch's
     /// size and time go to `metrics` as the `kind` of write.
     static func writing(
-        on backend: any SQLBackend, maxBatch: Int = 256, metrics: HeraldMetrics, as kind: HeraldMetrics.Write,
+        on backend: any SQLBackend, maxBatch: Int = 256, maxWaiting: Int, metrics: HeraldMetrics, as kind: HeraldMetrics.Write,
         _ write: @escaping @Sendable ([Input], any SQLDatabase) async throws -> [Output]
     ) -> Batcher {
-        Batcher(maxBatch: maxBatch, maxLeaders: backend.dialect.kind == .postgres ? 8 : 1) { inputs in
+        let queue = metrics.writeQueue(kind)
+        let observer = QueueObserver(waiting: { queue.waiting($0) }, refused: { queue.refused() })
+        return Batcher(
+            maxBatch: maxBatch, maxLeaders: backend.dialect.kind == .postgres ? 8 : 1, maxWaiting: maxWaiting, observer: observer
+        ) { inputs in
             let start = ContinuousClock.now
             let results = await writeOrEachAlone(inputs, on: backend, write)
             metrics.wrote(kind, count: inputs.count, duration: ContinuousClock.now - start)
@@ -122,4 +142,19 @@ extension Batcher {
             return results
         }
     }
+}
+
+/// What a batcher reports about its queue: how many inputs wait after each change, and each refusal.
+struct QueueObserver: Sendable {
+    let waiting: @Sendable (Int) -> Void
+    let refused: @Sendable () -> Void
+
+    static let none = QueueObserver(waiting: { _ in }, refused: {})
+}
+
+/// A write refused because `waiting` writes already wait for the database: the caller should retry
+/// shortly (HTTP 503 with Retry-After). Nothing of it was written.
+public struct WriteQueueFull: Error, CustomStringConvertible {
+    public let waiting: Int
+    public var description: String { "\(waiting) writes are waiting for the database" }
 }

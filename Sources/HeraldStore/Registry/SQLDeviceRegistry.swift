@@ -14,14 +14,16 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
     let launches: Batcher<LaunchBatch.Call, LaunchRecord>
 
     /// `launchHistoryLimit`: launches kept per device, newest first; older ones are deleted as new ones come in.
-    /// `metrics` gets each launch batch's size and write time.
+    /// `metrics` gets each launch batch's size and write time; `writeQueueLimit` bounds the launches waiting
+    /// for their transaction, as for registrations.
     public init(
-        backend: any SQLBackend, launchHistoryLimit: Int = 100, events: EventOutbox = .none, metrics: HeraldMetrics = .disabled
+        backend: any SQLBackend, launchHistoryLimit: Int = 100, events: EventOutbox = .none, metrics: HeraldMetrics = .disabled,
+        writeQueueLimit: Int = .max
     ) {
         self.backend = backend
         self.events = events
         let limit = max(1, launchHistoryLimit)
-        self.launches = Batcher.writing(on: backend, metrics: metrics, as: .launches) { calls, db in
+        self.launches = Batcher.writing(on: backend, maxWaiting: writeQueueLimit, metrics: metrics, as: .launches) { calls, db in
             try await LaunchBatch(calls: calls, historyLimit: limit).write(db)
         }
     }

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -170,6 +171,67 @@ import Testing
             let duplicates = Array(repeating: "a", count: 100).joined(separator: ",")
             let answer = try await h.client.call(.delete, base + "/d1?channels=\(duplicates)")
             #expect(answer.body == .object(["result": .bool(true), "remainingChannels": .integer(0)]))
+        }
+    }
+}
+
+/// A registration burst the database cannot absorb is answered 503 with Retry-After past
+/// `database.writeQueueLimit`, not buffered without end; the registrations admitted are written.
+@Suite struct WriteQueueAPITests {
+    @Test func registrationsPastTheQueueAre503WithRetryAfter() async throws {
+        try await TestHerald.with(file: true, writeQueueLimit: 1) { h in
+            let backend = h.store.backend
+            let held = AsyncStream.makeStream(of: Void.self)
+            let release = AsyncStream.makeStream(of: Void.self)
+            // The one SQLite writer is busy: the first registration leads a batch that waits for it, the
+            // second waits in the queue (limit 1), the third is refused.
+            let holder = Task {
+                try await backend.write { _ in
+                    held.continuation.yield()
+                    var iterator = release.stream.makeAsyncIterator()
+                    await iterator.next()
+                }
+            }
+            var heldIterator = held.stream.makeAsyncIterator()
+            await heldIterator.next()
+            let client = h.client
+            let refusedSoFar = Locked(0)
+            @Sendable func register(_ n: Int) async throws -> (status: HTTPResponse.Status, retryAfter: String?, body: JSONValue) {
+                let token = "aabbccdd" + String(n + 16, radix: 16)
+                let answer: (status: HTTPResponse.Status, retryAfter: String?, body: JSONValue) = try await client.execute(
+                    uri: "/shop/k-client/messaging/registrations", method: .post, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"deviceToken": "\#(token)", "deviceId": "burst-\#(n)"}"#)
+                ) { response in
+                    (response.status, response.headers[.retryAfter], try JSONValue.parse(Array(response.body.readableBytesView)))
+                }
+                if answer.status != .ok { refusedSoFar.withLock { $0 += 1 } }
+                return answer
+            }
+            // Twenty at once: one leads, one waits, the rest are refused while the writer is held.
+            let answers = Task {
+                try await withThrowingTaskGroup(of: (status: HTTPResponse.Status, retryAfter: String?, body: JSONValue).self) { group in
+                    for n in 0..<20 { group.addTask { try await register(n) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            // Wait for the refusals (a leader that starts late takes the one waiting into its batch, so
+            // one more may be admitted), then let the writer go.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while refusedSoFar.withLock({ $0 }) < 17, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            release.continuation.yield()
+            try await holder.value
+            let all = try await answers.value
+            let written = all.filter { $0.status == .ok }.count
+            #expect((2...3).contains(written), "the leader and the one queued (and one it took) are written")
+            let refused = all.filter { $0.status != .ok }
+            #expect(refused.count == 20 - written)
+            for answer in refused {
+                #expect(answer.status == .serviceUnavailable)
+                #expect(answer.retryAfter == "1")
+                #expect(answer.body["code"] == .integer(503))
+            }
         }
     }
 }

@@ -35,26 +35,29 @@ enum TestHerald {
     static func with(
         file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
         metrics: HeraldConfiguration.Metrics = .init(), apps: [AppConfiguration] = TestHerald.apps,
-        _ body: @escaping @Sendable (Harness) async throws -> Void
+        writeQueueLimit: Int = WriteQueueLimit.default, _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         switch database {
         case .sqlite:
             try await run(
-                file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, apps: apps, body)
+                file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, apps: apps,
+                writeQueueLimit: writeQueueLimit, body)
         case .postgres:
-            try await PostgresTestDatabase.with { url in try await run(url, setup: setup, metrics: metrics, apps: apps, body) }
+            try await PostgresTestDatabase.with { url in
+                try await run(url, setup: setup, metrics: metrics, apps: apps, writeQueueLimit: writeQueueLimit, body)
+            }
         }
     }
 
     private static func run(
         _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics, apps: [AppConfiguration],
-        _ body: @escaping @Sendable (Harness) async throws -> Void
+        writeQueueLimit: Int, _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
         try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
-            let store = SQLRegistrationStore(backend: backend)
+            let store = SQLRegistrationStore(backend: backend, writeQueueLimit: writeQueueLimit)
             let clock = ManualClock(t0)
             var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
             configuration.sweeper.intervalSeconds = 0
