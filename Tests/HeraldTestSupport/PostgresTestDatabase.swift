@@ -42,9 +42,11 @@ public enum PostgresTestDatabase {
     }
 
     /// Creates an empty database, runs `body` with its URL, and drops it (with any sessions still on it).
+    /// The database sorts text by ICU's en-US rules, as a server initialised with a typical locale does
+    /// (`a` next to `A`, punctuation ignored at first), not by bytes: Herald's orders must not depend on it.
     public static func with<T>(_ body: (DatabaseURL) async throws -> T) async throws -> T {
         let name = "herald_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20).lowercased())"
-        try await admin("CREATE DATABASE \(name)")
+        try await admin("CREATE DATABASE \(name) TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'")
         do {
             let value = try await body(.postgres(try location(database: name)))
             try await admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")

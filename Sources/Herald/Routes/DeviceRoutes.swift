@@ -156,26 +156,6 @@ struct LaunchAnswer: Encodable {
     }
 }
 
-/// `?limit=&cursor=` of the registry's lists: limit 1–1000 (default 100), cursor as a previous page gave it.
-struct Page {
-    var limit = 100
-    var cursor: Int64?
-
-    init(_ request: Request) throws(HeraldFault) {
-        let query = try QueryParameters(request)
-        if let text = query["limit"] {
-            guard let value = Int(text), (1...1000).contains(value) else {
-                throw .invalidParameter("limit", "expected a whole number from 1 to 1000")
-            }
-            limit = value
-        }
-        if let text = query["cursor"], !text.isEmpty {
-            guard let value = Int64(text), value > 0 else { throw .invalidParameter("cursor", "not a cursor this list gave") }
-            cursor = value
-        }
-    }
-}
-
 struct LaunchPage: Encodable {
     struct Entry: Encodable {
         let launchedAt: Int64

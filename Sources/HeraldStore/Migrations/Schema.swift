@@ -278,5 +278,13 @@ enum Schema {
                 }
             }
         },
+        Migration(name: "0016_channel_listing") { dialect in
+            // When the sweeper first found the channel without registrations (null: it has some, or the
+            // removal of empty channels is off), for sweeper.emptyChannelDays. PostgreSQL also gets the
+            // channels by app in byte order of names, the order the listing pages in (SQLite's unique
+            // index on (app_id, name) already is: its TEXT compares bytes).
+            ["ALTER TABLE channels ADD COLUMN empty_since BIGINT"]
+                + (dialect.kind == .postgres ? [#"CREATE INDEX channels_by_name_bytes ON channels (app_id, name COLLATE "C")"#] : [])
+        },
     ]
 }

@@ -23,7 +23,7 @@ public protocol RegistrationStore: Sendable {
     func deleteChannel(app: String, name: ChannelName) async throws -> Bool
 
     /// The app's channels with their live registration counts, by name.
-    func channels(app: String, now: Timestamp) async throws -> [ChannelSummary]
+    func channels(app: String, after: ChannelName?, limit: Int, now: Timestamp) async throws -> [ChannelSummary]
 
     /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`: the
     /// members among the next `limit` live registrations (see `KeysetPage`).
@@ -64,5 +64,12 @@ extension RegistrationStore {
     /// Expired registrations of every app.
     public func expiredRegistrationKeys(now: Timestamp, limit: Int) async throws -> [Int64] {
         try await expiredRegistrationKeys(now: now, limit: limit, app: nil)
+    }
+}
+
+extension RegistrationStore {
+    /// The app's first `limit` channels (1,000 unless told), in byte order of their names.
+    public func channels(app: String, now: Timestamp, limit: Int = 1000) async throws -> [ChannelSummary] {
+        try await channels(app: app, after: nil, limit: limit, now: now)
     }
 }

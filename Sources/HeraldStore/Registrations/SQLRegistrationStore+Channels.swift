@@ -40,24 +40,31 @@ extension SQLRegistrationStore {
         }
     }
 
-    public func channels(app: String, now: Timestamp) async throws -> [ChannelSummary] {
-        try await backend.read { db in
+    /// The app's channels after `after` (nil: from the first) in byte order of their names, at most
+    /// `limit`, each with its live registrations. The order is the names' bytes, not a database collation
+    /// (PostgreSQL's would depend on the cluster's locale), so a cursor means the same on both backends;
+    /// PostgreSQL reads it from an index in that order (migration 0016).
+    public func channels(app: String, after: ChannelName?, limit: Int, now: Timestamp) async throws -> [ChannelSummary] {
+        guard limit > 0 else { return [] }
+        let name = SQLRaw(backend.dialect.kind == .postgres ? #"name COLLATE "C""# : "name")
+        let start = after.map { SQLQueryString("AND \(name) > \(bind: $0.rawValue)") } ?? ""
+        return try await backend.read { db in
             let rows = try await db.raw(
                 """
-                SELECT c.name, COUNT(r.id) AS live
-                FROM channels c
-                LEFT JOIN registrations r ON r.channel_id = c.id
-                     AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
-                WHERE c.app_id = \(bind: app)
-                GROUP BY c.id, c.name
+                SELECT p.name,
+                       (SELECT COUNT(*) FROM registrations r WHERE r.channel_id = p.id
+                          AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))) AS live
+                FROM (SELECT id, \(name) AS name FROM channels WHERE app_id = \(bind: app) \(start)
+                      ORDER BY \(name) LIMIT \(bind: limit)) p
+                ORDER BY p.name
                 """
             ).all()
-            // Sorted here, not by ORDER BY: PostgreSQL would order by its collation, SQLite by bytes.
+            // Sorted here too: the outer ORDER BY follows the column's own collation on PostgreSQL.
             return try rows.map { row in
                 ChannelSummary(
                     name: try ChannelName(validating: try row.decode(column: "name", as: String.self)),
                     registrations: try row.decode(column: "live", as: Int.self))
-            }.sorted { $0.name < $1.name }
+            }.sorted { Array($0.name.rawValue.utf8).lexicographicallyPrecedes(Array($1.name.rawValue.utf8)) }
         }
     }
 
