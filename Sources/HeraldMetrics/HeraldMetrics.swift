@@ -72,7 +72,7 @@ public final class HeraldMetrics: Sendable {
 
     /// What a sweep removed.
     public enum SweepKind: String, Sendable, CaseIterable {
-        case registrations, history, messages
+        case registrations, history, messages, channels
     }
 
     private let factory: any MetricsFactory

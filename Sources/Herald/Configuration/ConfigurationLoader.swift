@@ -80,6 +80,7 @@ public enum ConfigurationLoader {
             configuration.sweeper.intervalSeconds = interval
         }
         if let batch = try settings.integer("sweeper.batchSize", in: 1...100_000) { configuration.sweeper.batchSize = batch }
+        if let days = try settings.number("sweeper.emptyChannelDays", in: 0...3650) { configuration.sweeper.emptyChannelDays = days }
         configuration.dispatcher = try readDispatcher(settings)
         if let enabled = settings.string("history.enabled") {
             switch enabled.lowercased() {

@@ -19,7 +19,7 @@ indirect enum ConfigurationSchema: Sendable {
         "http": .values("host", "port", "drainSeconds", "idleTimeoutSeconds", "maxConnections"),
         "metrics": .values("enabled", "host", "port", "bearerToken", "bearerTokenFile"),
         "database": .values("url", "poolSize", "password", "passwordFile", "writeQueueLimit"),
-        "sweeper": .values("intervalSeconds", "batchSize"),
+        "sweeper": .values("intervalSeconds", "batchSize", "emptyChannelDays"),
         "history": .values("enabled", "days", "maxPerDevice"),
         "messages": .values("retentionDays"),
         "log": .values("level", "format"),

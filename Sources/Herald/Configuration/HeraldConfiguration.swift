@@ -55,10 +55,14 @@ public struct HeraldConfiguration: Sendable {
         public var intervalSeconds: Double
         /// Registrations deleted per transaction, so no sweep holds the write lock for long.
         public var batchSize: Int
+        /// Days a channel stays after the sweeps first find it without registrations; 0 (the default)
+        /// keeps channels for ever, as Backendless does.
+        public var emptyChannelDays: Double
 
-        public init(intervalSeconds: Double = 60, batchSize: Int = 1000) {
+        public init(intervalSeconds: Double = 60, batchSize: Int = 1000, emptyChannelDays: Double = 0) {
             self.intervalSeconds = intervalSeconds
             self.batchSize = batchSize
+            self.emptyChannelDays = emptyChannelDays
         }
     }
 

@@ -19,6 +19,7 @@ struct AdminRoutes {
                 "removed": .integer(Int64(report.removed)),
                 "historyPruned": .integer(Int64(report.historyPruned)),
                 "messagesPruned": .integer(Int64(report.messagesPruned)),
+                "channelsRemoved": .integer(Int64(report.channelsRemoved)),
                 "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
             ]))
     }

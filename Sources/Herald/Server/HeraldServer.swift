@@ -56,7 +56,7 @@ public enum HeraldServer {
             history: Sweeper.HistoryRetention(
                 registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
             messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-            metrics: exporter.metrics, logger: logger)
+            emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
         let clients = ProviderClients(factories: configuration.providerFactories(clock: clock), logger: logger)
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,

@@ -24,6 +24,8 @@ public struct Sweeper: Sendable {
         public var historyPruned: Int = 0
         /// Finished messages deleted past `messages.retentionDays`.
         public var messagesPruned: Int = 0
+        /// Channels deleted after `sweeper.emptyChannelDays` without registrations.
+        public var channelsRemoved: Int = 0
     }
 
     /// Finished messages the sweep deletes, after `days`.
@@ -58,13 +60,16 @@ public struct Sweeper: Sendable {
     let logger: Logger
     let history: HistoryRetention?
     let messageRetention: MessageRetention?
+    /// Days an empty channel stays; nil keeps channels.
+    let emptyChannelDays: Double?
     let metrics: HeraldMetrics
 
     public init(
         store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, history: HistoryRetention? = nil,
-        messages: MessageRetention? = nil, metrics: HeraldMetrics = .disabled, logger: Logger
+        messages: MessageRetention? = nil, emptyChannelDays: Double? = nil, metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
         self.metrics = metrics
+        self.emptyChannelDays = emptyChannelDays.flatMap { $0 > 0 ? $0 : nil }
         self.history = history
         self.messageRetention = messages
         self.store = store
@@ -116,6 +121,11 @@ public struct Sweeper: Sendable {
             // A short list was the last one; a pass that removed nothing cannot make progress.
             if keys.count < listLimit || removedThisPass == 0 { break }
         }
+        var channelsRemoved = 0
+        if let emptyChannelDays {
+            channelsRemoved = try await store.removeEmptyChannels(
+                emptySince: now.adding(milliseconds: -Int64(emptyChannelDays * 86_400_000)), now: now, batchSize: batchSize, app: app)
+        }
         var pruned = 0
         if let history {
             pruned = try await history.registry.pruneHistory(
@@ -129,11 +139,13 @@ public struct Sweeper: Sendable {
         }
         let duration = ContinuousClock.now - start
         metrics.swept(
-            trigger: trigger, removed: [.registrations: removed, .history: pruned, .messages: messagesPruned], duration: duration)
+            trigger: trigger,
+            removed: [.registrations: removed, .history: pruned, .messages: messagesPruned, .channels: channelsRemoved],
+            duration: duration)
         let (seconds, attoseconds) = duration.components
         let report = Report(
             removed: removed, durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, historyPruned: pruned,
-            messagesPruned: messagesPruned)
+            messagesPruned: messagesPruned, channelsRemoved: channelsRemoved)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [
@@ -141,6 +153,7 @@ public struct Sweeper: Sendable {
                 "herald.sweep.removed": "\(removed)",
                 "herald.sweep.historyPruned": "\(pruned)",
                 "herald.sweep.messagesPruned": "\(messagesPruned)",
+                "herald.sweep.channelsRemoved": "\(channelsRemoved)",
                 "herald.sweep.durationMs": "\(report.durationMilliseconds)",
             ])
         return report

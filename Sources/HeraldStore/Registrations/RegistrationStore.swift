@@ -22,6 +22,9 @@ public protocol RegistrationStore: Sendable {
     /// Removes a channel and its registrations. False when the channel does not exist.
     func deleteChannel(app: String, name: ChannelName) async throws -> Bool
 
+    /// Deletes channels the sweeps have found without registrations since `cutoff` (see the SQL store).
+    func removeEmptyChannels(emptySince cutoff: Timestamp, now: Timestamp, batchSize: Int, app: String?) async throws -> Int
+
     /// The app's channels with their live registration counts, by name.
     func channels(app: String, after: ChannelName?, limit: Int, now: Timestamp) async throws -> [ChannelSummary]
 

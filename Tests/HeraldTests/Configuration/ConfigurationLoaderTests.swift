@@ -78,6 +78,19 @@ import Testing
         #expect(fromFlags.database == .sqliteMemory)
     }
 
+    @Test func emptyChannelDaysAndTheWriteQueueAreReadAndChecked() throws {
+        let defaults = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(defaults.sweeper.emptyChannelDays == 0, "channels are kept, as Backendless keeps them")
+        #expect(defaults.writeQueueLimit == 2048)
+        let set = try ConfigurationLoader.load(
+            file: nil, environment: ["HERALD_SWEEPER_EMPTY_CHANNEL_DAYS": "7.5", "HERALD_DATABASE_WRITE_QUEUE_LIMIT": "64"])
+        #expect(set.sweeper.emptyChannelDays == 7.5)
+        #expect(set.writeQueueLimit == 64)
+        for environment in [["HERALD_SWEEPER_EMPTY_CHANNEL_DAYS": "-1"], ["HERALD_DATABASE_WRITE_QUEUE_LIMIT": "0"]] {
+            #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: nil, environment: environment) }
+        }
+    }
+
     @Test func drainSecondsIsReadAndChecked() throws {
         #expect(try ConfigurationLoader.load(file: nil, environment: [:]).http.drainSeconds == 0)
         let set = try ConfigurationLoader.load(file: nil, environment: ["HERALD_HTTP_DRAIN_SECONDS": "7.5"])
