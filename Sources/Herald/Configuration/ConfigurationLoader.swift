@@ -227,12 +227,20 @@ public enum ConfigurationLoader {
                 }
                 keys.append(APIKey(key: key, role: role))
             }
-            apps.append(
-                AppConfiguration(
-                    id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id),
-                    fcm: try readFCM(settings, prefix: "apps.\(index).fcm", app: id),
-                    deviceCheck: try readDeviceCheck(settings, prefix: "apps.\(index).deviceCheck", app: id),
-                    webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id)))
+            var app = AppConfiguration(
+                id: id, keys: keys, apns: try readAPNs(settings, prefix: "apps.\(index).apns", app: id),
+                fcm: try readFCM(settings, prefix: "apps.\(index).fcm", app: id),
+                deviceCheck: try readDeviceCheck(settings, prefix: "apps.\(index).deviceCheck", app: id),
+                webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id))
+            while let origin = settings.string("apps.\(index).cors.allowedOrigins.\(app.allowedOrigins.count)") {
+                guard let normalized = CORSPolicy.normalizedOrigin(origin) else {
+                    throw ConfigurationError(
+                        "configuration: app '\(id)' cors.allowedOrigins: '\(origin)' is not an origin "
+                            + "(scheme, host and optional port, as https://shop.example.com or http://localhost:3000; or *)")
+                }
+                app.allowedOrigins.append(normalized)
+            }
+            apps.append(app)
         }
         return apps
     }

@@ -35,6 +35,7 @@ indirect enum ConfigurationSchema: Sendable {
                     "fcm": .values(FCMAppConfiguration.settingNames),
                     "deviceCheck": .values(DeviceCheckAppConfiguration.settingNames),
                     "webhook": .values("url", "secret", "secretFile", "caFile", "timeoutSeconds"),
+                    "cors": .object(["allowedOrigins": .list(of: .value)]),
                 ], required: ["id", "keys"])),
     ])
 

@@ -112,6 +112,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var deviceCheck: DeviceCheckAppConfiguration?
     /// nil: no events are recorded for the app.
     public var webhook: WebhookTarget?
+    /// The browser origins (`https://shop.example.com`, or `*`) whose pages may call the app's client
+    /// routes (`apps[].cors.allowedOrigins`); none by default.
+    public var allowedOrigins: [String] = []
 
     public init(
         id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, fcm: FCMAppConfiguration? = nil,

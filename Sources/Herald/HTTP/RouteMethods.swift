@@ -17,15 +17,17 @@ final class RouteMethods: Sendable {
         routes.withLock { $0 = descriptions.map { Route(path: $0.path, method: $0.method) } }
     }
 
+    /// Whether a route's path matches a request path's segments, one element each.
+    static func matches(_ path: RouterPath, _ segments: [Substring]) -> Bool {
+        path.components.count == segments.count && zip(path.components, segments).allSatisfy { element, segment in element ~= segment }
+    }
+
     /// The methods of the routes `path` matches, most specific routes first as the router picks them
     /// (a literal segment wins over a parameter at the first place they differ); empty when none does.
     func allowed(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         let matching = routes.withLock { routes in
-            routes.filter { route in
-                route.path.components.count == segments.count
-                    && zip(route.path.components, segments).allSatisfy { element, segment in element ~= segment }
-            }
+            routes.filter { Self.matches($0.path, segments) }
         }
         guard !matching.isEmpty else { return [] }
         // The literal segments of each match, as a key that orders like the router's preference.

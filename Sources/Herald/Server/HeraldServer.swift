@@ -15,10 +15,12 @@ public enum HeraldServer {
     static func makeRouter(
         store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
         clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?, readiness: Readiness, metrics: HeraldMetrics,
-        metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients
+        metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: [])
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        // Outside the fault middleware: an error's answer carries the CORS headers too.
+        router.add(middleware: CORSMiddleware(policy: cors))
         let routeMethods = RouteMethods()
         router.add(middleware: FaultMiddleware(routeMethods: routeMethods))
         HealthRoutes(readiness: readiness).add(to: router)
@@ -92,7 +94,8 @@ public enum HeraldServer {
             router: makeRouter(
                 store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
-                metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck),
+                metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck,
+                cors: CORSPolicy(apps: configuration.apps)),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
