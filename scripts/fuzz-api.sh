@@ -124,7 +124,7 @@ status=0
     --url "$base" \
     --exclude-path /metrics --exclude-path /openapi.json \
     --phases examples,coverage,fuzzing,stateful \
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,unsupported_method,allow_header_conformance \
     --max-examples "$max_examples" \
     --workers 1 \
     --request-timeout 10 \
