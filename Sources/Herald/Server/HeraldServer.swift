@@ -85,7 +85,10 @@ public enum HeraldServer {
             metricsRoute.add(to: router)
             services.append(
                 Application(
-                    router: router, configuration: .init(address: .hostname(configuration.metrics.host, port: port), serverName: "Herald"),
+                    router: router,
+                    server: .http1(
+                        configuration: .init(additionalChannelHandlers: [ProtocolErrorHandler(logger: logger, metrics: exporter.metrics)])),
+                    configuration: .init(address: .hostname(configuration.metrics.host, port: port), serverName: "Herald"),
                     logger: logger))
         }
         // One timeout for a request: its head (idle timeout) and then its whole body (RequestDeadlineHandler).
