@@ -82,23 +82,31 @@ import Testing
             let day: Int64 = 86_400_000
             _ = try await store.register(app: "shop", try Fixture.request("d1", channels: ["kept", "emptied", "refilled"]), now: t0)
             _ = try await store.register(app: "other", try Fixture.request("d1", channels: ["emptied"]), now: t0)
-            #expect(try await store.unregister(app: "shop", deviceId: "d1", channels: [Fixture.channel("emptied"), Fixture.channel("refilled")], now: t0) == 1)
+            #expect(
+                try await store.unregister(
+                    app: "shop", deviceId: "d1", channels: [Fixture.channel("emptied"), Fixture.channel("refilled")], now: t0) == 1)
             #expect(try await store.unregister(app: "other", deviceId: "d1", now: t0))
             // First sweep: notes both empty channels of shop (and other's, but only for its own scope later).
             #expect(try await store.removeEmptyChannels(emptySince: t0.adding(milliseconds: -day), now: t0, batchSize: 1, app: nil) == 0)
             // "refilled" gets a registration again before the retention ends.
-            _ = try await store.register(app: "shop", try Fixture.request("d2", channels: ["refilled"]), now: t0.adding(milliseconds: day / 2))
+            _ = try await store.register(
+                app: "shop", try Fixture.request("d2", channels: ["refilled"]), now: t0.adding(milliseconds: day / 2))
             let later = t0.adding(milliseconds: day + 1)
-            #expect(try await store.removeEmptyChannels(emptySince: later.adding(milliseconds: -day), now: later, batchSize: 1, app: "shop") == 1)
+            #expect(
+                try await store.removeEmptyChannels(emptySince: later.adding(milliseconds: -day), now: later, batchSize: 1, app: "shop")
+                    == 1)
             #expect(try await store.channels(app: "shop", now: later).map(\.name.rawValue) == ["kept", "refilled"])
             #expect(try await store.channels(app: "other", now: later).map(\.name.rawValue) == ["emptied"], "another app's scope")
             // "refilled" empties again: its clock starts over at the sweep that finds it empty.
             #expect(try await store.unregister(app: "shop", deviceId: "d2", now: later))
-            #expect(try await store.removeEmptyChannels(emptySince: later.adding(milliseconds: -day), now: later, batchSize: 1, app: nil) == 1)
+            #expect(
+                try await store.removeEmptyChannels(emptySince: later.adding(milliseconds: -day), now: later, batchSize: 1, app: nil) == 1)
             #expect(try await store.channels(app: "shop", now: later).map(\.name.rawValue) == ["kept", "refilled"])
             #expect(try await store.channels(app: "other", now: later).isEmpty)
             let muchLater = later.adding(milliseconds: day + 1)
-            #expect(try await store.removeEmptyChannels(emptySince: muchLater.adding(milliseconds: -day), now: muchLater, batchSize: 1, app: nil) == 1)
+            #expect(
+                try await store.removeEmptyChannels(
+                    emptySince: muchLater.adding(milliseconds: -day), now: muchLater, batchSize: 1, app: nil) == 1)
             #expect(try await store.channels(app: "shop", now: muchLater).map(\.name.rawValue) == ["kept"])
             // Registering into a removed channel makes it again.
             _ = try await store.register(app: "shop", try Fixture.request("d3", channels: ["emptied"]), now: muchLater)

@@ -65,7 +65,8 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = Self.response(
             HeraldFault(
                 code: 405, kind: .validation,
-                message: "method \(method.rawValue.prefix(20)) is not allowed on this route" + (names.isEmpty ? "" : "; it allows \(names)")),
+                message: "method \(method.rawValue.prefix(20)) is not allowed on this route" + (names.isEmpty ? "" : "; it allows \(names)")
+            ),
             status: .methodNotAllowed)
         if !names.isEmpty { response.headers[.allow] = names }
         return response

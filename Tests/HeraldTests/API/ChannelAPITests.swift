@@ -71,7 +71,8 @@ import Testing
                 Issue.record("the bare listing is an array: \(bare.body)")
                 return
             }
-            #expect(all.compactMap { channel -> String? in if case .string(let name)? = channel["name"] { name } else { nil } } == byteOrder)
+            #expect(
+                all.compactMap { channel -> String? in if case .string(let name)? = channel["name"] { name } else { nil } } == byteOrder)
             for bad in ["limit=0", "limit=1001", "limit=x", "cursor=bad%20name"] {
                 #expect(try await h.client.call(.get, "/shop/k-admin/messaging/channels?\(bad)").body.code == 8008, "\(bad)")
             }

@@ -49,7 +49,9 @@ import Testing
         Case("unknown method", "FROB /health HTTP/1.1\r\nHost: x\r\n\r\n", [400]),
         Case("CONNECT", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", [400]),
         Case("non-UTF-8 path", Array("GET /shop/".utf8) + [0xFF, 0xFE] + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8), [400]),
-        Case("Content-Length and Transfer-Encoding", post("Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", body: "2\r\n{}\r\n0\r\n\r\n"), [400]),
+        Case(
+            "Content-Length and Transfer-Encoding",
+            post("Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", body: "2\r\n{}\r\n0\r\n\r\n"), [400]),
         Case("two different Content-Lengths", post("Content-Length: 2\r\nContent-Length: 3\r\n", body: "{} "), [400]),
         Case("header name with a space", "GET /health HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", [400]),
         Case("header name with a control byte", "GET /health HTTP/1.1\r\nHost: x\r\nBad\u{01}Name: 1\r\n\r\n", [400]),
@@ -65,8 +67,12 @@ import Testing
         Case(
             "a good request, then a malformed one", "GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nBad Name: 1\r\n\r\n",
             [400], before: 1),
-        Case("a TLS ClientHello", [0x16, 0x03, 0x01, 0x00, 0xA5, 0x01, 0x00, 0x00, 0xA1, 0x03, 0x03] + Array(repeating: 0x2A, count: 64), [400]),
-        Case("Expect: 100-continue with an oversize body", post("Content-Length: 10000000\r\nExpect: 100-continue\r\n", body: ""), [413], code: 8000),
+        Case(
+            "a TLS ClientHello", [0x16, 0x03, 0x01, 0x00, 0xA5, 0x01, 0x00, 0x00, 0xA1, 0x03, 0x03] + Array(repeating: 0x2A, count: 64),
+            [400]),
+        Case(
+            "Expect: 100-continue with an oversize body", post("Content-Length: 10000000\r\nExpect: 100-continue\r\n", body: ""), [413],
+            code: 8000),
         Case("a body shorter than its Content-Length, then silence", post("Content-Length: 100\r\n", body: "{\"deviceToken\":"), [408]),
         Case("PUT on a GET route", "PUT /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", [405]),
         Case("PATCH on the registration route", "PATCH \(register) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", [405]),
