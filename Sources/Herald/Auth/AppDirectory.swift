@@ -22,8 +22,6 @@ public struct AppDirectory: Sendable {
         self.keysByApp = keysByApp
     }
 
-    public var appIds: [String] { keysByApp.keys.sorted() }
-
     /// Checks the app id and key, then the key's role. 2002 for an unknown app or key, 5007 for too small a role.
     /// Returns the app id as configured: `String` lookup matches canonically equivalent spellings, and the
     /// store must always see the one spelling.

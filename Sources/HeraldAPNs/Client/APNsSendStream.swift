@@ -18,30 +18,4 @@ extension APNsClient {
             send(notification, completion: completion)
         }
     }
-
-    /// Sends every notification of `notifications` and hands each outcome to `onResult` as it
-    /// finishes (in one task, one at a time), with at most `maxInFlight` unanswered or unread.
-    public func send<Tag: Sendable, Notifications: AsyncSequence & Sendable>(
-        _ notifications: Notifications, maxInFlight: Int? = nil,
-        onResult: @escaping @Sendable (APNsDelivery<Tag>) async -> Void
-    ) async throws where Notifications.Element == (Tag, APNsNotification) {
-        let stream = makeSendStream(of: Tag.self, maxInFlight: maxInFlight)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await delivery in stream.results { await onResult(delivery) }
-            }
-            do {
-                for try await (tag, notification) in notifications {
-                    try Task.checkCancellation()
-                    await stream.submit(notification, tag: tag)
-                }
-            } catch {
-                stream.finish()
-                try await group.waitForAll()
-                throw error
-            }
-            stream.finish()
-            try await group.waitForAll()
-        }
-    }
 }

@@ -23,7 +23,4 @@ public enum MessageStatus: String, Sendable, Codable, CaseIterable {
         case .cancelled: "cancelled"
         }
     }
-
-    /// Whether the message can still send (and so can be cancelled).
-    public var isLive: Bool { self == .scheduled || self == .running }
 }

@@ -16,11 +16,27 @@ public struct LaunchRecord: Sendable, Equatable {
     }
 }
 
-/// Who switched a device off: an admin (it stays off until an admin switches it on), or APNs or FCM
-/// refusing its token (a new token lifts it).
-public enum DeactivatedBy: String, Sendable, Equatable {
+/// Who switched a device off: an admin (it stays off until an admin switches it on), or a push service
+/// refusing its token (APNs BadDeviceToken, FCM SENDER_ID_MISMATCH, …; a new token lifts it). Stored
+/// and answered as `admin` or the provider's name (`apns`, `fcm`).
+public enum DeactivatedBy: Sendable, Hashable, RawRepresentable {
     case admin
-    case apns
-    /// FCM refused the token (INVALID_ARGUMENT about it, SENDER_ID_MISMATCH); like `apns`, a new token lifts it.
-    case fcm
+    case provider(PushProvider)
+
+    public init?(rawValue: String) {
+        if rawValue == "admin" {
+            self = .admin
+        } else if let provider = PushProvider(rawValue: rawValue) {
+            self = .provider(provider)
+        } else {
+            return nil
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .admin: "admin"
+        case .provider(let provider): provider.rawValue
+        }
+    }
 }

@@ -125,7 +125,9 @@ extension SQLMessageStore {
             var deactivated: Int64 = 0
             var androidDeactivated: Int64 = 0
             for deactivation in checkpoint.deactivate {
-                let by: DeactivatedBy = deactivation.os == .android ? .fcm : .apns
+                // The service that refused the token; a system no service serves was never sent to.
+                guard let provider = PushProvider.serving(deactivation.os) else { continue }
+                let by = DeactivatedBy.provider(provider)
                 let rows = try await db.raw(
                     """
                     UPDATE devices SET is_active = \(bind: false), deactivated_by = \(bind: by.rawValue)

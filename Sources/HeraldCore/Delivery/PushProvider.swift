@@ -1,6 +1,8 @@
-import HeraldCore
-
-/// A push service Herald sends through. Each recipient goes to the one that serves its `os`.
+/// A push service Herald sends through. Each recipient goes to the one that serves its `os`: this is
+/// the one routing rule, and the store (counts by provider, who deactivated a device) and the dispatcher
+/// derive from it. A closed enum, one case per service: the services Herald speaks are compiled in
+/// (each is a module with its client), so a case costs nothing an open registry would save, and every
+/// `switch` over it tells a new service's author what else to fill in.
 public enum PushProvider: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Apple Push Notification service: IOS and OSX devices.
     case apns
