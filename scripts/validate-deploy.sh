@@ -289,6 +289,9 @@ METRICS = {
     "herald_fanouts_running": ("gauge", set()),
     "herald_devicecheck_calls_total": ("counter", {"operation", "outcome"}),
     "herald_devicecheck_call_duration_seconds": ("histogram", {"operation"}),
+    "herald_http_protocol_errors_total": ("counter", {"kind"}),
+    "herald_write_queue_waiting": ("gauge", {"write"}),
+    "herald_write_queue_refused_total": ("counter", {"write"}),
 }
 metrics_src = "Sources/HeraldMetrics/HeraldMetrics.swift"
 if os.path.exists(metrics_src):
