@@ -1,0 +1,60 @@
+import HeraldCore
+import HeraldMetrics
+import HeraldStore
+
+/// The consumer's side: what each provider answer means for the run's state, and its metrics.
+extension FanOut {
+    /// One answer in the metrics: its provider, outcome and reason label, its latency, and what it led to.
+    func record(_ answer: ProviderAnswer, of send: Send) {
+        let provider = send.provider.rawValue
+        metrics.notification(
+            provider: provider, outcome: answer.outcome, reason: answer.reasonLabel, duration: ContinuousClock.now - send.submitted)
+        switch answer.decision {
+        case .retry: metrics.retried(provider: provider)
+        case .removeToken: metrics.tokenRemoved(provider: provider)
+        case .deactivateToken: metrics.tokenDeactivated(provider: provider)
+        case .done, .abort, .fail: break
+        }
+    }
+
+    /// The device a send's outcome goes into the delivery history for; nil when the history is off.
+    func historyDevice(_ send: Send) -> String? { historyDevice(send.recipient) }
+    func historyDevice(_ recipient: Recipient) -> String? { settings.recordHistory ? recipient.deviceId : nil }
+
+    /// What one outcome means for the progress and the run; `reason` is the service's, when it gave one.
+    func apply(_ decision: DeliveryDecision, to send: Send, reason: String?, _ state: inout RunState) {
+        let page = send.page
+        let recipient = send.recipient
+        let device = historyDevice(send)
+        let os = recipient.os
+        switch decision {
+        case .done:
+            state.progress.record(page: page, .sent, os: os, device: device)
+        case .retry(let after):
+            if state.abort != nil || state.halt == .cancelled {
+                state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? "not retried: the message ended")
+            } else {
+                state.retries.append((ContinuousClock.now.advanced(by: after), send))
+            }
+        case .removeToken(let since):
+            state.progress.record(
+                page: page,
+                .removed(
+                    TokenRemoval(
+                        deviceKey: recipient.key, deviceToken: recipient.deviceToken,
+                        invalidSince: since.map(Timestamp.init(milliseconds:)),
+                        reason: reason, os: os)), os: os, device: device, reason: reason)
+        case .deactivateToken:
+            state.progress.record(
+                page: page,
+                .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason, os: os)),
+                os: os, device: device, reason: reason)
+        case .abort(let failure):
+            state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? failure)
+            if state.abort == nil { state.abort = failure }
+        case .fail(let failure):
+            state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? failure)
+            state.lastFailure = failure
+        }
+    }
+}
