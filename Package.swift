@@ -58,7 +58,8 @@ let package = Package(
     targets: [
         .target(
             name: "HeraldCore",
-            dependencies: [],
+            // DequeModule: InFlightLimit's waiters (the send window every provider and the dispatcher share).
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
         // Herald's metrics, named and labelled in one place, on any swift-metrics factory (Prometheus in the server).

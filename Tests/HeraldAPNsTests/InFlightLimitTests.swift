@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldCurl
 import Testing
 
 @testable import HeraldAPNs

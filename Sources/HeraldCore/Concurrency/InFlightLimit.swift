@@ -1,5 +1,4 @@
 import DequeModule
-import HeraldCore
 
 /// An async counting semaphore: at most `limit` holders at once, waiters resumed in order.
 /// `open()` lifts the limit for good (the reader went away, so nobody would release).
