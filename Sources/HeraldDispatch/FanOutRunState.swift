@@ -38,4 +38,3 @@ struct StoreFailure: Error, CustomStringConvertible {
     let underlying: any Error
     var description: String { "store write failed: \(underlying)" }
 }
-

@@ -1,7 +1,7 @@
-import HeraldCore
 import ArgumentParser
 import Foundation
 import HeraldAPNs
+import HeraldCore
 import HeraldCurl
 import Logging
 

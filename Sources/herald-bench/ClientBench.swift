@@ -1,5 +1,5 @@
-import HeraldCore
 import Foundation
+import HeraldCore
 import HeraldCurl
 
 /// What one run of a provider client bench (`apns`, `fcm`) saw: each send's latency from submit to

@@ -1,4 +1,3 @@
-
 /// One finished send of a stream: what was sent, how it ended, and the caller's tag to match it up.
 public struct SendDelivery<Request: Sendable, Outcome: Sendable, Tag: Sendable>: Sendable {
     public let tag: Tag

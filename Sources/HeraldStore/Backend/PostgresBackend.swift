@@ -5,7 +5,6 @@ import PostgresKit
 import PostgresNIO
 import SQLKit
 import ServiceLifecycle
-import Synchronization
 
 /// The shared backend: a PostgreSQL database that several Herald instances use at once.
 ///
@@ -190,111 +189,6 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
-    /// How long one read or write may take once it has its connection. Herald's statements take
-    /// milliseconds; this only ends the wait for an answer that will never come. Seen in tests: when
-    /// PostgreSQL was stopped while a query was in flight, PostgresNIO (1.33) sometimes never completed
-    /// that query, and the fan-out waiting for it, and so the instance's shutdown, hung for ever.
-    static let operationTimeout: Duration = .seconds(30)
-
-    /// Runs `operation`, but stops waiting for it after `timeout`: then `onTimeout` runs (it closes the
-    /// connection, which fails whatever PostgresNIO still has pending on it) and this throws
-    /// `StoreUnavailable`. The operation runs in a task of its own, not a child: a child that never ends
-    /// would keep its parent waiting, which is the very hang this guards against. What the abandoned
-    /// operation did is decided by PostgreSQL (a transaction whose connection is gone is rolled back).
-    static func withDeadline<T: Sendable>(
-        _ timeout: Duration, onTimeout: @escaping @Sendable () async -> Void,
-        _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        let outcome = Outcome<T>()
-        return try await withCheckedThrowingContinuation { continuation in
-            outcome.wait(continuation)
-            Task {
-                do { outcome.finish(.success(try await operation())) } catch { outcome.finish(.failure(error)) }
-            }
-            let watchdog = Task {
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                // Claim the outcome, close the connection, and only then let the caller go on: the
-                // caller's return hands the connection back to the pool, which must not get it with a
-                // statement still pending on it.
-                guard outcome.claim() else { return }
-                await onTimeout()
-                outcome.deliver(.failure(StoreUnavailable(reason: "no answer from the database within \(timeout)")))
-            }
-            outcome.onFinish { watchdog.cancel() }
-        }
-    }
-
-    /// The one result of `withDeadline`: whichever of the operation and the watchdog finishes first.
-    final class Outcome<T: Sendable>: Sendable {
-        private struct State {
-            var continuation: CheckedContinuation<T, any Error>?
-            var claimed = false
-            var delivered = false
-            var onFinish: (@Sendable () -> Void)?
-        }
-        private let state = Locked(State())
-
-        func wait(_ continuation: CheckedContinuation<T, any Error>) {
-            state.withLock { $0.continuation = continuation }
-        }
-
-        /// Called once the tasks exist; runs at once if the result is in already.
-        func onFinish(_ action: @escaping @Sendable () -> Void) {
-            let finished = state.withLock { state -> Bool in
-                if state.delivered { return true }
-                state.onFinish = action
-                return false
-            }
-            if finished { action() }
-        }
-
-        /// Delivers `result` unless the outcome was claimed already; true when this call delivered it.
-        @discardableResult
-        func finish(_ result: Result<T, any Error>) -> Bool {
-            guard claim() else { return false }
-            deliver(result)
-            return true
-        }
-
-        /// Takes the right to deliver the outcome; false when the other side has it.
-        func claim() -> Bool {
-            state.withLock { state in
-                guard !state.claimed else { return false }
-                state.claimed = true
-                return true
-            }
-        }
-
-        /// Resumes the caller with `result`; only after a successful `claim()`.
-        func deliver(_ result: Result<T, any Error>) {
-            let (continuation, action) = state.withLock { state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
-                state.delivered = true
-                defer {
-                    state.continuation = nil
-                    state.onFinish = nil
-                }
-                return (state.continuation, state.onFinish)
-            }
-            continuation?.resume(with: result)
-            action?()
-        }
-    }
-
-    /// Who decided first: the connection arriving, or the timeout (one atomic, so exactly one wins).
-    final class LeaseState: Sendable {
-        static let waiting = 0
-        static let leased = 1
-        static let timedOut = 2
-        private let value = Atomic<Int>(LeaseState.waiting)
-
-        /// Moves from waiting to `outcome`; false when the other side got there first.
-        func take(_ outcome: Int) -> Bool {
-            value.compareExchange(expected: Self.waiting, desired: outcome, ordering: .acquiringAndReleasing).exchanged
-        }
-
-        var isLeased: Bool { value.load(ordering: .acquiring) == Self.leased }
-    }
-
     /// Runs `body` while holding a session-level advisory lock on a connection of its own, or returns
     /// nil without running it when `wait` is false and another session holds the lock. The lock goes
     /// with the session if the process dies.
@@ -339,46 +233,4 @@ public final class PostgresBackend: SQLBackend, Service {
 
     /// Nothing to do: the pool closes when `run()` ends.
     public func close() async throws {}
-
-    /// SQLSTATE 40001 (serialization_failure) and 40P01 (deadlock_detected): retrying is the cure.
-    static func isRetryable(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
-        return state == "40001" || state == "40P01"
-    }
-
-    /// Whether the failure is the database being away (down, restarting, unreachable, out of connections
-    /// or disk) rather than something wrong with the query.
-    static func isUnavailable(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return false }
-        switch error.code {
-        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-            .sslUnsupported, .failedToAddSSLHandler:
-            return true
-        case .server:
-            // Class 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now;
-            // class 53: insufficient resources (disk full, out of memory, too many connections).
-            guard let state = error.serverInfo?[.sqlState] else { return false }
-            return state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53")
-        default:
-            return false
-        }
-    }
-
-    static func translate(_ error: any Error) -> any Error {
-        if error is StoreUnavailable { return error }
-        return isUnavailable(error) ? StoreUnavailable(reason: explain(error)) : error
-    }
-
-    /// A short, secret-free account of a PostgreSQL failure for an operator.
-    static func explain(_ error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] {
-            return "\(message)\(error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")"
-        }
-        if let underlying = error.underlying as? NIOConnectionError, let first = underlying.connectionErrors.first {
-            return "\(first.error)"
-        }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-        return "\(error.code)"
-    }
 }

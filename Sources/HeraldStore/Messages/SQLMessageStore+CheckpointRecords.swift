@@ -1,0 +1,73 @@
+import HeraldCore
+import SQLKit
+
+/// What a checkpoint writes beside the counts, in its transaction: the webhook events about devices and
+/// finished occurrences, and the devices' delivery history.
+extension SQLMessageStore {
+    /// A device event's data: the device, its token (the app's backend keys its own table by it), and the
+    /// message whose send found out.
+    static func deviceEvent(_ row: any SQLRow, token: String, message: String, reason: String?) throws -> [String: JSONValue] {
+        [
+            "deviceId": .string(try row.decode(column: "device_id", as: String.self)), "deviceToken": .string(token),
+            "messageId": .string(message), "reason": reason.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    /// `message.finished` for the occurrence that just ended, with the message's counts as they stand
+    /// (the message row and its remaining slices, read in this transaction).
+    func appendFinished(
+        _ db: any SQLDatabase, id: String, occurrence: Int64, status: MessageStatus, error: String?, at: Int64
+    ) async throws {
+        guard !events.apps.isEmpty,
+            let row = try await db.raw("SELECT app_id, channel FROM messages WHERE id = \(bind: id)").first()
+        else { return }
+        let app = try row.decode(column: "app_id", as: String.self)
+        guard events.apps.contains(app) else { return }
+        let counts = try await Self.counts(db, id: id)
+        try await events.append(
+            db, app: app, type: .messageFinished,
+            data: [
+                "messageId": .string(id), "channel": .string(try row.decode(column: "channel", as: String.self)),
+                "occurrence": .integer(occurrence + 1), "status": .string(status.rawValue),
+                "errorMessage": error.map(JSONValue.string) ?? .null,
+                "deliveries": counts.json,
+            ], at: at)
+    }
+
+    /// The closed pages' outcomes into the devices' delivery history, in the checkpoint's transaction:
+    /// history and counts never disagree, and a checkpoint that is not written adds no history either.
+    /// Keyed by app and device id, not the device row, so a device removed for its token keeps the
+    /// record of why.
+    static func recordDeliveries(_ db: any SQLDatabase, _ checkpoint: FanOutCheckpoint, at: Int64) async throws {
+        guard !checkpoint.deliveries.isEmpty,
+            let app = try await db.raw("SELECT app_id FROM messages WHERE id = \(bind: checkpoint.messageId)").first()?
+                .decode(column: "app_id", as: String.self)
+        else { return }
+        if StoreDialect(db).kind == .postgres {
+            // Three arrays bound once for the page rather than six values per row: each bind costs
+            // PostgresKit an Encodable pass, which made history cost a fan-out a fifth of its rate. An
+            // empty reason stands for none (no outcome has an empty reason).
+            let records = checkpoint.deliveries
+            try await db.raw(
+                """
+                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
+                SELECT \(bind: app), t.device_id, \(bind: checkpoint.messageId), \(bind: at), t.outcome, NULLIF(t.reason, '')
+                FROM unnest(\(bind: records.map(\.deviceId))::text[], \(bind: records.map(\.outcome.rawValue))::text[],
+                            \(bind: records.map { $0.reason ?? "" })::text[]) AS t(device_id, outcome, reason)
+                """
+            ).run()
+            return
+        }
+        for chunk in checkpoint.deliveries.chunks(ofCount: RegistrationBatch.maxBinds / 6) {
+            let values = chunk.map { record -> SQLQueryString in
+                "(\(bind: app), \(bind: record.deviceId), \(bind: checkpoint.messageId), \(bind: at), \(bind: record.outcome.rawValue), \(bind: record.reason))"
+            }
+            try await db.raw(
+                """
+                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
+                VALUES \(values.joined(separator: ", "))
+                """
+            ).run()
+        }
+    }
+}
