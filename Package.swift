@@ -106,9 +106,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Apple's ES256 token auth: the .p8 key and the cached bearer token that APNs and DeviceCheck share.
+        .target(
+            name: "HeraldSigning",
+            dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .target(
             name: "HeraldAPNs",
             dependencies: [
+                "HeraldSigning",
                 "HeraldCurl",
                 "HeraldCore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -135,7 +142,7 @@ let package = Package(
         .target(
             name: "HeraldDeviceCheck",
             dependencies: [
-                "HeraldAPNs",
+                "HeraldSigning",
                 "HeraldCurl",
                 "HeraldCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -259,6 +266,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
+                "HeraldSigning",
                 "HeraldFCM",
                 "HeraldDeviceCheck",
                 "HeraldCurl",
@@ -309,6 +317,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
+                "HeraldSigning",
                 "HeraldFCM",
                 "HeraldDeviceCheck",
                 "HeraldCurl",
@@ -358,7 +367,7 @@ let package = Package(
         .testTarget(
             name: "DeviceCheckMockTests",
             dependencies: [
-                "DeviceCheckMock", "HeraldCurl", "HeraldCore", "HeraldTestSupport", "HeraldAPNs",
+                "DeviceCheckMock", "HeraldCurl", "HeraldCore", "HeraldTestSupport", "HeraldAPNs", "HeraldSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -368,6 +377,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldAPNs",
+                "HeraldSigning",
                 "HeraldCurl",
                 "HeraldCore",
                 "APNsMock",

@@ -1,7 +1,7 @@
 import Foundation
-import HeraldAPNs
 import HeraldCore
 import HeraldCurl
+import HeraldSigning
 import Logging
 
 /// A DeviceCheck client for one app's key: one curl multi handle on the shared curl layer (so one
@@ -10,7 +10,7 @@ import Logging
 public final class DeviceCheckClient: Sendable {
     public let configuration: DeviceCheckClientConfiguration
     private let loop: CurlMultiLoop
-    private let token: APNsProviderToken
+    private let token: AppleBearerToken
     /// The header lines of the current token, built once per token rather than once per call.
     private let headers = Locked<(jwt: String, list: CurlHeaderList)?>(nil)
     private let logger: Logger
@@ -21,7 +21,7 @@ public final class DeviceCheckClient: Sendable {
         let settings = try configuration.validated()
         self.configuration = configuration
         self.logger = logger
-        token = APNsProviderToken(key: configuration.key, clock: configuration.clock)
+        token = AppleBearerToken(key: configuration.key, clock: configuration.clock)
         do {
             loop = try CurlMultiLoop(
                 settings: settings, connections: configuration.connections,
@@ -78,8 +78,8 @@ public final class DeviceCheckClient: Sendable {
 
     /// One request on the wire, with a transaction id and timestamp of its own; the verdict, and the
     /// token it carried (nil when none could be signed).
-    private func attemptOnce(_ request: DeviceCheckRequest) async -> (DeviceCheckVerdict, APNsProviderToken.Issued?) {
-        let issued: APNsProviderToken.Issued
+    private func attemptOnce(_ request: DeviceCheckRequest) async -> (DeviceCheckVerdict, AppleBearerToken.Issued?) {
+        let issued: AppleBearerToken.Issued
         do {
             issued = try token.token()
         } catch {
@@ -102,7 +102,7 @@ public final class DeviceCheckClient: Sendable {
         return (verdict, issued)
     }
 
-    private func headerList(for issued: APNsProviderToken.Issued) -> CurlHeaderList {
+    private func headerList(for issued: AppleBearerToken.Issued) -> CurlHeaderList {
         if let cached = headers.withLock({ $0 }), cached.jwt == issued.jwt { return cached.list }
         let list = CurlHeaderList(["content-type: application/json", "Accept:", "authorization: Bearer " + issued.jwt])
         headers.withLock { $0 = (issued.jwt, list) }

@@ -1,13 +1,13 @@
-import HeraldAPNs
 import HeraldCore
 import HeraldCurl
+import HeraldSigning
 
 /// Everything one DeviceCheck client needs: where, which key, how wide, and how hard to retry.
 public struct DeviceCheckClientConfiguration: Sendable {
     public var environment: DeviceCheckEnvironment
     /// The `.p8` key with the DeviceCheck capability (it may be the app's APNs key), with its ids: the
     /// bearer token is signed exactly as APNs's provider token is.
-    public var key: APNsSigningKey
+    public var key: AppleSigningKey
     public var connections: Int
     public var streamsPerConnection: Int
     public var connectTimeout: Duration
@@ -19,7 +19,7 @@ public struct DeviceCheckClientConfiguration: Sendable {
     public var clock: any WallClock
 
     public init(
-        environment: DeviceCheckEnvironment, key: APNsSigningKey, connections: Int = 1, streamsPerConnection: Int = 100,
+        environment: DeviceCheckEnvironment, key: AppleSigningKey, connections: Int = 1, streamsPerConnection: Int = 100,
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
         retry: Backoff = Backoff(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(5)),
         clock: any WallClock = SystemClock()

@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPNs
 import HeraldCore
 import HeraldCurl
+import HeraldSigning
 import Logging
 
 /// `herald-bench apns`: sends N notifications through Herald's APNs client to any APNs-like

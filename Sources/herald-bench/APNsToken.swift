@@ -1,5 +1,6 @@
 import ArgumentParser
 import HeraldAPNs
+import HeraldSigning
 
 /// `herald-bench apns-token`: prints a provider token signed with a key, so a load tool that
 /// knows nothing of APNs (h2load) can send the same requests as `herald-bench apns`.

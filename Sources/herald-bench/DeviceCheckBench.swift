@@ -4,6 +4,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldCurl
 import HeraldDeviceCheck
+import HeraldSigning
 
 /// `herald-bench devicecheck`: N calls (queries by default) through Herald's DeviceCheck client to any
 /// DeviceCheck-like server (the mock), each for its own device token, and the throughput, latency and

@@ -2,6 +2,7 @@ import DeviceCheckMock
 import Foundation
 import HeraldAPNs
 import HeraldCurl
+import HeraldSigning
 import HeraldTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldSigning
 import Testing
 
 @testable import HeraldAPNs
@@ -67,8 +68,8 @@ import Testing
         #expect(try APNsSigningKey(keyID: "K", teamID: "T", p8File: good).keyID == "K")
         let bad = dir.appendingPathComponent("bad.p8").path
         try "hello".write(toFile: bad, atomically: true, encoding: .utf8)
-        #expect(throws: APNsConfigurationError.self) { try APNsSigningKey(keyID: "K", teamID: "T", p8File: bad) }
-        #expect(throws: APNsConfigurationError.self) {
+        #expect(throws: AppleSigningKeyError.self) { try APNsSigningKey(keyID: "K", teamID: "T", p8File: bad) }
+        #expect(throws: AppleSigningKeyError.self) {
             try APNsSigningKey(keyID: "K", teamID: "T", p8File: dir.appendingPathComponent("none").path)
         }
     }

@@ -1,5 +1,6 @@
 import HeraldAPNs
 import HeraldCore
+import HeraldSigning
 
 /// An app's APNs settings (`apps[].apns` in the file, `HERALD_APPS_<n>_APNS_*` in the environment).
 public struct APNsAppConfiguration: Sendable, Equatable {

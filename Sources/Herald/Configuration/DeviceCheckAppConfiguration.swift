@@ -1,6 +1,7 @@
 import HeraldAPNs
 import HeraldCore
 import HeraldDeviceCheck
+import HeraldSigning
 
 /// An app's DeviceCheck settings (`apps[].deviceCheck`, `HERALD_APPS_<n>_DEVICECHECK_*`): which Apple
 /// service, and the `.p8` key (with the DeviceCheck capability; it may be the APNs key) with its ids.

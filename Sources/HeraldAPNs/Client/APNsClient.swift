@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCurl
+import HeraldSigning
 import Logging
 
 /// Handle and transfer counts of a client's curl loop.

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldCurl
+import HeraldSigning
 
 /// The last request header list, reused while notifications share every header: a fan-out sends
 /// one message to many tokens, so the lines (and curl's list of them) are built once per message

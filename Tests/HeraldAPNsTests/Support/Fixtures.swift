@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPNs
 import HeraldCore
 import HeraldCurl
+import HeraldSigning
 import HeraldTestSupport
 import Testing
 

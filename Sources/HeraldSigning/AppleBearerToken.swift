@@ -1,15 +1,16 @@
 import HeraldCore
 
-/// The one cached provider token of a key. APNs wants it refreshed no more often than every
-/// 20 minutes and no less often than every 60, so it is re-signed after `lifetime` (50 minutes).
-public final class APNsProviderToken: Sendable {
+/// The one cached bearer token of a key (APNs's provider token, DeviceCheck's bearer token). APNs wants
+/// it refreshed no more often than every 20 minutes and no less often than every 60, so it is re-signed
+/// after `lifetime` (50 minutes).
+public final class AppleBearerToken: Sendable {
     /// A signed token and when it was issued.
     public struct Issued: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
         public let jwt: String
         /// Epoch seconds (the `iat` claim).
         public let issuedAt: Int64
         /// The request header line, built once per token rather than once per send.
-        let headerLine: String
+        public let headerLine: String
 
         init(jwt: String, issuedAt: Int64) {
             self.jwt = jwt
@@ -18,16 +19,16 @@ public final class APNsProviderToken: Sendable {
         }
 
         /// Never the token itself: a JWT in a log is a credential in a log.
-        public var description: String { "provider token issued at \(issuedAt)" }
+        public var description: String { "bearer token issued at \(issuedAt)" }
         public var debugDescription: String { description }
     }
 
-    public let key: APNsSigningKey
+    public let key: AppleSigningKey
     private let clock: any WallClock
     private let lifetimeSeconds: Int64
     private let current = Locked<Issued?>(nil)
 
-    public init(key: APNsSigningKey, clock: any WallClock = SystemClock(), lifetime: Duration = .seconds(50 * 60)) {
+    public init(key: AppleSigningKey, clock: any WallClock = SystemClock(), lifetime: Duration = .seconds(50 * 60)) {
         self.key = key
         self.clock = clock
         self.lifetimeSeconds = lifetime.components.seconds
@@ -44,7 +45,7 @@ public final class APNsProviderToken: Sendable {
         }
     }
 
-    /// APNs said the token `issued` has expired: forget it, unless another answer already
+    /// The service said the token `issued` has expired: forget it, unless another answer already
     /// replaced it, so a burst of such answers signs one new token, not one each.
     /// Returns whether this call discarded it.
     @discardableResult
