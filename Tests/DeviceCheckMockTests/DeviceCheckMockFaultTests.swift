@@ -106,18 +106,14 @@ import Testing
     /// The curl tool with `--http1.1` (HeraldCurl's transfer lets ALPN pick h2): status, HTTP
     /// version and body.
     static func curlHTTP1(_ url: String, jwt: String, body: String) throws -> (status: Int, version: String, body: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "curl", "-sS", "-m", "10", "--http1.1", "--noproxy", "*", "--cacert", FixtureFiles.caFile,
-            "-H", "authorization: Bearer \(jwt)", "-H", "content-type: application/json", "--data-binary", body,
-            "-w", "\n%{http_code} %{http_version}", url,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let printed = try ChildProcess.run(
+            "/usr/bin/env",
+            [
+                "curl", "-sS", "-m", "10", "--http1.1", "--noproxy", "*", "--cacert", FixtureFiles.caFile,
+                "-H", "authorization: Bearer \(jwt)", "-H", "content-type: application/json", "--data-binary", body,
+                "-w", "\n%{http_code} %{http_version}", url,
+            ]
+        ).stdout
         guard let newline = printed.lastIndex(of: "\n") else { return (0, "", printed) }
         let status = printed[printed.index(after: newline)...].split(separator: " ")
         return (Int(status.first ?? "") ?? 0, status.count > 1 ? String(status[1]) : "", String(printed[..<newline]))

@@ -3,31 +3,8 @@ import HeraldCore
 
 /// The built `herald` binary, run as an operator would run it.
 public final class HeraldProcess: Sendable {
-    public let process: Process
-    private let output = Output()
-
-    /// What the process printed so far; a class so the pipes' handlers can share it.
-    final class Output: Sendable {
-        let text = Locked((stdout: "", stderr: ""))
-        /// Pipes that reached end of file (the process closed them: it exited).
-        let closed = Locked(0)
-
-        /// A pipe's readability handler that appends what arrives to stdout's text or stderr's, and counts
-        /// the end of file.
-        func reader(stdout: Bool) -> @Sendable (FileHandle) -> Void {
-            { [self] handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    closed.withLock { $0 += 1 }
-                }
-                let chunk = String(decoding: data, as: UTF8.self)
-                text.withLock { text in
-                    if stdout { text.stdout += chunk } else { text.stderr += chunk }
-                }
-            }
-        }
-    }
+    /// The running binary (`terminate()`, `isRunning`, `terminationStatus`, …).
+    public let process: ChildProcess
 
     /// `swift test` builds every product next to the test bundle.
     public static var binary: URL {
@@ -40,24 +17,14 @@ public final class HeraldProcess: Sendable {
     }
 
     public init(_ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
-            .merging(environment) { _, given in given }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = output.reader(stdout: true)
-        err.fileHandleForReading.readabilityHandler = output.reader(stdout: false)
-        try process.run()
+        process = try ChildProcess(
+            Self.binary.path, arguments, directory: directory?.path,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+                .merging(environment) { _, given in given })
     }
 
-    public var stdout: String { output.text.withLock { $0.stdout } }
-    public var stderr: String { output.text.withLock { $0.stderr } }
+    public var stdout: String { process.stdout }
+    public var stderr: String { process.stderr }
 
     /// Runs a command to completion and returns its exit code and output.
     public static func run(
@@ -67,7 +34,7 @@ public final class HeraldProcess: Sendable {
         let code = try await command.waitForExit(timeout: timeout)
         // Everything it printed: both pipes read to their end (a few seconds at most after the exit).
         let deadline = ContinuousClock.now + .seconds(5)
-        while command.output.closed.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
+        while !command.process.outputClosed, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         return (code, command.stdout, command.stderr)
@@ -101,9 +68,7 @@ public final class HeraldProcess: Sendable {
         return process.terminationStatus
     }
 
-    public func kill9() { kill(process.processIdentifier, SIGKILL) }
-
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    public func kill9() { process.kill9() }
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String

@@ -207,14 +207,8 @@ import Testing
         #expect(exported.code == 0, "\(exported.stderr)")
         let line = exported.stdout.trimmingCharacters(in: .newlines)
         #expect(!line.contains("\n"))
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", line + #"; printf '%s %s %s %s' "$APP" "$CLIENT" "$SERVER" "$ADMIN""#]
-        let pipe = Pipe()
-        shell.standardOutput = pipe
-        try shell.run()
-        shell.waitUntilExit()
-        let values = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
+        let values = try ChildProcess.run("/bin/sh", ["-c", line + #"; printf '%s %s %s %s' "$APP" "$CLIENT" "$SERVER" "$ADMIN""#])
+            .stdout.split(separator: " ")
         let printed = listed.stdout.split(separator: "\n").map { $0.split(separator: " ") }
         #expect(values.count == 4)
         #expect(values.first == "demo")

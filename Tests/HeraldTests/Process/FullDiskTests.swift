@@ -166,13 +166,9 @@ struct SmallDisk {
     func unmount() { try? Self.run("/bin/umount", ["-l", mountPoint.path]) }
 
     static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HeraldProcess.Failure("\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        let result = try ChildProcess.run(tool, arguments, mergeOutput: true)
+        guard result.code == 0 else {
+            throw HeraldProcess.Failure("\(tool) \(arguments.joined(separator: " ")) exited with \(result.code): \(result.stdout)")
         }
     }
 }

@@ -251,12 +251,8 @@ struct MultiInstanceTests {
     func aPostgreSQLRestartMidFanOutAnswers503MeanwhileAndLosesNothing() async throws {
         let control = try #require(ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_CTL"])
         func postgres(_ verb: String) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: control)
-            process.arguments = [verb]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "postgres \(verb)")
+            let result = try ChildProcess.run(control, [verb], mergeOutput: true)
+            #expect(result.code == 0, "postgres \(verb): \(result.stdout)")
         }
         try await Self.midFanOut(instances: 2, fraction: 4) { fleet, mock, id, devices in
             try postgres("stop")

@@ -212,16 +212,7 @@ import Testing
             command = command.replacingOccurrences(of: "curl -s ", with: "curl -s -m 10 ")
             script += "printf '\\n<<<\(index)>>>\\n'\n" + command + "\n"
         }
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-        shell.arguments = ["-c", script]
-        shell.currentDirectoryURL = directory
-        let output = Pipe()
-        shell.standardOutput = output
-        shell.standardError = output
-        try shell.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
+        let printed = try ChildProcess.run("/bin/bash", ["-c", script], directory: directory.path, mergeOutput: true).stdout
         var results: [(Example, String)] = []
         for (index, example) in runnable.enumerated() {
             let start = "<<<\(index)>>>\n"
