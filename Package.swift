@@ -210,9 +210,6 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
-                "HeraldCurl",
-                "HeraldAPNs",
-                "HeraldFCM",
                 "HeraldMetrics",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -176,7 +176,7 @@ public final class Dispatcher: Service {
 
     private func fanOut(_ claimed: ClaimedSlice, logger: Logger) async throws -> FanOut.Ending {
         let message = claimed.message
-        guard message.contents != nil, message.policy.pushes else { return .completed }
+        guard let contents = message.contents, message.policy.pushes else { return .completed }
         // The providers the message's systems need, and of those the ones the app has settings for: a
         // message to every system of an app with APNs alone goes to its Apple devices, and fails only
         // when none of the providers it needs is configured.
@@ -195,7 +195,7 @@ public final class Dispatcher: Service {
             } catch {
                 return .aborted(error.description)
             }
-            guard let sender = client.sender(for: message, settings: settings) else { continue }
+            guard let sender = client.sender(for: contents) else { continue }
             senders[provider] = sender
             maxInFlight += client.maxInFlight
         }

@@ -1,6 +1,3 @@
-import HeraldAPNs
-import HeraldFCM
-
 /// How the dispatcher runs messages. The defaults suit production; tests shorten the delays.
 public struct DispatcherSettings: Sendable, Equatable {
     /// Recipients read per page, and so per checkpoint.
@@ -13,10 +10,6 @@ public struct DispatcherSettings: Sendable, Equatable {
     public var pollIntervalSeconds: Double
     /// How long a claimed message stays this instance's without a checkpoint.
     public var leaseSeconds: Double
-    /// Backoff and attempts for retryable APNs failures.
-    public var retry: APNsRetryPolicy
-    /// The same for FCM (QUOTA_EXCEEDED starts high, and `Retry-After` is honoured).
-    public var fcmRetry = FCMRetryPolicy()
     /// On a shared database (PostgreSQL), the most slices one occurrence's recipients are split into, so
     /// several instances send it together. SQLite has one server: a message is always one slice there.
     public var maxSlices: Int
@@ -28,7 +21,7 @@ public struct DispatcherSettings: Sendable, Equatable {
 
     public init(
         pageSize: Int = 500, maxOpenPages: Int = 8, maxConcurrentMessages: Int = 4,
-        pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30, retry: APNsRetryPolicy = APNsRetryPolicy(),
+        pollIntervalSeconds: Double = 0.25, leaseSeconds: Double = 30,
         maxSlices: Int = 8, sliceSize: Int = 10_000
     ) {
         self.maxSlices = max(1, maxSlices)
@@ -38,6 +31,5 @@ public struct DispatcherSettings: Sendable, Equatable {
         self.maxConcurrentMessages = max(1, maxConcurrentMessages)
         self.pollIntervalSeconds = pollIntervalSeconds
         self.leaseSeconds = leaseSeconds
-        self.retry = retry
     }
 }

@@ -56,14 +56,7 @@ public final class HeraldMetrics: Sendable {
     }
 
     /// How one notification ended at the provider.
-    public enum NotificationOutcome: String, Sendable, CaseIterable {
-        /// The provider accepted it.
-        case delivered
-        /// The provider (or Herald, before sending) refused it with a reason.
-        case rejected
-        /// No answer: a connection, TLS or timeout failure.
-        case failed
-    }
+    public typealias NotificationOutcome = SendOutcome
 
     /// The writes that go through group commit, and the fan-out checkpoint.
     public enum Write: String, Sendable, CaseIterable {

@@ -82,6 +82,7 @@ public enum ConfigurationLoader {
         if let batch = try settings.integer("sweeper.batchSize", in: 1...100_000) { configuration.sweeper.batchSize = batch }
         if let days = try settings.number("sweeper.emptyChannelDays", in: 0...3650) { configuration.sweeper.emptyChannelDays = days }
         configuration.dispatcher = try readDispatcher(settings)
+        if let value = try settings.integer("dispatcher.maxAttempts", in: 1...20) { configuration.retries.apns.maxAttempts = value }
         if let enabled = settings.string("history.enabled") {
             switch enabled.lowercased() {
             case "true": configuration.dispatcher.recordHistory = true
@@ -184,7 +185,7 @@ public enum ConfigurationLoader {
         return url
     }
 
-    /// `dispatcher.*`: how fan-outs page, checkpoint and retry.
+    /// `dispatcher.*` but `maxAttempts` (the providers' retry policies): how fan-outs page and checkpoint.
     static func readDispatcher(_ settings: Settings) throws(ConfigurationError) -> DispatcherSettings {
         var dispatcher = DispatcherSettings()
         func integer(_ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
@@ -198,7 +199,6 @@ public enum ConfigurationLoader {
         if let value = try integer("maxConcurrentMessages", 1...64) { dispatcher.maxConcurrentMessages = value }
         if let value = try seconds("pollIntervalSeconds", 0.01...60) { dispatcher.pollIntervalSeconds = value }
         if let value = try seconds("leaseSeconds", 1...3600) { dispatcher.leaseSeconds = value }
-        if let value = try integer("maxAttempts", 1...20) { dispatcher.retry.maxAttempts = value }
         if let value = try integer("maxSlices", 1...256) { dispatcher.maxSlices = value }
         if let value = try integer("sliceSize", 1...10_000_000) { dispatcher.sliceSize = value }
         return dispatcher

@@ -13,13 +13,14 @@ extension HeraldConfiguration {
             if let apns = app.apns {
                 factories[app.id, default: [:]][.apns] = { logger in
                     let configuration = try apns.clientConfiguration(clock: clock)
-                    return APNsPushClient(client: try APNsClient(configuration: configuration, logger: logger), topic: apns.topic)
+                    return APNsPushClient(
+                        client: try APNsClient(configuration: configuration, logger: logger), topic: apns.topic, retry: retries.apns)
                 }
             }
             if let fcm = app.fcm {
                 factories[app.id, default: [:]][.fcm] = { logger in
                     let configuration = try fcm.clientConfiguration(clock: clock)
-                    return FCMPushClient(client: try FCMClient(configuration: configuration, logger: logger))
+                    return FCMPushClient(client: try FCMClient(configuration: configuration, logger: logger), retry: retries.fcm)
                 }
             }
         }

@@ -71,6 +71,8 @@ public struct HeraldConfiguration: Sendable {
     public var database: DatabaseURL
     public var sweeper: Sweeper
     public var dispatcher: DispatcherSettings
+    /// How each provider retries a notification (`dispatcher.maxAttempts` is APNs's attempts).
+    public var retries = ProviderRetryPolicies()
     /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
     public var history = HistoryRetentionSettings()
     /// `log.level` and `log.format`.

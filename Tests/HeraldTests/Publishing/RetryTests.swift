@@ -67,7 +67,7 @@ import Testing
             #expect(status.delivery("tokensRemoved") == 0)
             #expect(status.delivery("tokensDeactivated") == 0)
             // maxAttempts in the harness's retry policy, and not one more.
-            #expect(h.mock.stats().byReason["ServiceUnavailable"] == PublishHarness.fastSettings.retry.maxAttempts)
+            #expect(h.mock.stats().byReason["ServiceUnavailable"] == PublishHarness.fastRetries.apns.maxAttempts)
             #expect(Set(h.mock.notifications().map(\.token)) == Self.tokens(0..<count).subtracting([PublishHarness.token(17)]))
             #expect(try await h.device("dev-17")["isActive"] == .bool(true), "a server failure says nothing about the token")
         }

@@ -22,17 +22,13 @@ enum PublishHarness {
     static let register = "/shop/k-client/messaging/registrations"
 
     /// Fast retries and a short poll, so retry and scheduling tests take milliseconds.
-    static let fastSettings: DispatcherSettings = {
-        var settings = DispatcherSettings(
-            pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5,
-            retry: APNsRetryPolicy(
-                maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40),
-                tooManyRequestsDelay: .milliseconds(10)))
+    static let fastSettings = DispatcherSettings(pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5)
+    static let fastRetries = ProviderRetryPolicies(
+        apns: APNsRetryPolicy(
+            maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40), tooManyRequestsDelay: .milliseconds(10)),
         // A Retry-After is still honoured, up to 2 s.
-        settings.fcmRetry = FCMRetryPolicy(
-            backoff: Backoff(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .seconds(2)), quotaExceededDelay: .milliseconds(10))
-        return settings
-    }()
+        fcm: FCMRetryPolicy(
+            backoff: Backoff(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .seconds(2)), quotaExceededDelay: .milliseconds(10)))
 
     struct Harness: Sendable {
         let client: any TestClientProtocol
@@ -102,6 +98,7 @@ enum PublishHarness {
                 var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
                 configuration.sweeper.intervalSeconds = 0
                 configuration.dispatcher = settings
+                configuration.retries = fastRetries
                 configuration.webhooks = WebhookRetryPolicy(baseMilliseconds: 1_000, maxMilliseconds: 60_000)
                 let app = HeraldServer.makeApplication(
                     configuration: configuration, store: store, messages: messages,

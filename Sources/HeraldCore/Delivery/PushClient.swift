@@ -1,7 +1,3 @@
-import HeraldCore
-import HeraldMetrics
-import HeraldStore
-
 /// One provider's answer to one send, reduced to what the fan-out acts on, whichever service answered.
 public struct ProviderAnswer: Sendable {
     /// What happens next (done, retry, remove or deactivate the token, fail, abort the message).
@@ -9,11 +5,11 @@ public struct ProviderAnswer: Sendable {
     /// The service's reason, for the delivery history and the failure message.
     public var reason: String?
     /// For the metrics: the outcome and a reason label from a bounded set (`unknown` for a new one).
-    public var outcome: HeraldMetrics.NotificationOutcome
+    public var outcome: SendOutcome
     public var reasonLabel: String?
 
     public init(
-        decision: DeliveryDecision, reason: String?, outcome: HeraldMetrics.NotificationOutcome, reasonLabel: String?
+        decision: DeliveryDecision, reason: String?, outcome: SendOutcome, reasonLabel: String?
     ) {
         self.decision = decision
         self.reason = reason
@@ -31,12 +27,14 @@ public protocol MessageSender: Sendable {
     func send(_ recipient: Recipient, attempt: Int, completion: @escaping @Sendable (ProviderAnswer) -> Void)
 }
 
-/// One app's client for one provider (it owns connections and a thread), made on first use by
-/// `ProviderClients` and shut down with it.
+/// One app's client for one provider (it owns connections and a thread), made on first use by the
+/// dispatcher's `ProviderClients` and shut down with it. This is the seam between the dispatcher and a
+/// push service: each provider module (HeraldAPNs, HeraldFCM) implements it, with its own retry policy
+/// and its own mapping of the service's answers; the server's configuration registers a factory per app.
 public protocol PushClient: Sendable {
     var provider: PushProvider { get }
-    /// The sender for `message`, or nil when the message has nothing for this provider.
-    func sender(for message: StoredMessage, settings: DispatcherSettings) -> (any MessageSender)?
+    /// The sender for a message with these contents, or nil when they have nothing for this provider.
+    func sender(for contents: MessageContents) -> (any MessageSender)?
     /// How many sends it keeps in flight at most (every stream of every connection).
     var maxInFlight: Int { get }
     /// Closes every connection; sends still pending end as cancelled.

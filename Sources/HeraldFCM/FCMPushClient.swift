@@ -1,23 +1,23 @@
 import HeraldCore
 import HeraldCurl
-import HeraldFCM
-import HeraldMetrics
-import HeraldStore
 
-/// FCM behind the provider seam: the app's client (its service account's project).
+/// FCM behind the provider seam: the app's client (its service account's project) and how its
+/// notifications are retried.
 public struct FCMPushClient: PushClient {
     public let client: FCMClient
+    public let retry: FCMRetryPolicy
 
-    public init(client: FCMClient) {
+    public init(client: FCMClient, retry: FCMRetryPolicy = FCMRetryPolicy()) {
         self.client = client
+        self.retry = retry
     }
 
     public var provider: PushProvider { .fcm }
     public var maxInFlight: Int { client.configuration.maxInFlight }
 
-    public func sender(for message: StoredMessage, settings: DispatcherSettings) -> (any MessageSender)? {
-        guard let content = message.contents?.fcm else { return nil }
-        return FCMMessageSender(client: client, content: content, policy: settings.fcmRetry)
+    public func sender(for contents: MessageContents) -> (any MessageSender)? {
+        guard let content = contents.fcm else { return nil }
+        return FCMMessageSender(client: client, content: content, policy: retry)
     }
 
     public func shutdown() { client.shutdown() }

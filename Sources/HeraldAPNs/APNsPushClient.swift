@@ -1,26 +1,25 @@
-import HeraldAPNs
 import HeraldCore
 import HeraldCurl
-import HeraldMetrics
-import HeraldStore
 
-/// APNs behind the provider seam: the app's client and its topic.
+/// APNs behind the provider seam: the app's client, its topic, and how its notifications are retried.
 public struct APNsPushClient: PushClient {
     public let client: APNsClient
     /// The app's bundle id (`apns-topic`).
     public let topic: String
+    public let retry: APNsRetryPolicy
 
-    public init(client: APNsClient, topic: String) {
+    public init(client: APNsClient, topic: String, retry: APNsRetryPolicy = APNsRetryPolicy()) {
         self.client = client
         self.topic = topic
+        self.retry = retry
     }
 
     public var provider: PushProvider { .apns }
     public var maxInFlight: Int { client.configuration.maxInFlight }
 
-    public func sender(for message: StoredMessage, settings: DispatcherSettings) -> (any MessageSender)? {
-        guard let content = message.contents?.apns else { return nil }
-        return APNsMessageSender(client: client, build: NotificationBuilder(content: content, topic: topic), policy: settings.retry)
+    public func sender(for contents: MessageContents) -> (any MessageSender)? {
+        guard let content = contents.apns else { return nil }
+        return APNsMessageSender(client: client, build: NotificationBuilder(content: content, topic: topic), policy: retry)
     }
 
     public func shutdown() { client.shutdown() }
@@ -44,7 +43,7 @@ struct APNsMessageSender: MessageSender {
     /// The outcome and APNs reason in the fan-out's terms (a reason Apple adds later is labelled `unknown`,
     /// so a metric label never takes an unbounded value).
     static func answer(_ outcome: APNsOutcome, decision: DeliveryDecision) -> ProviderAnswer {
-        let kind: HeraldMetrics.NotificationOutcome
+        let kind: SendOutcome
         switch outcome {
         case .delivered: kind = .delivered
         case .rejected, .rejectedLocally: kind = .rejected
