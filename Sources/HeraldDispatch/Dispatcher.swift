@@ -72,7 +72,7 @@ public final class Dispatcher: Service {
         timer.setEventHandler { signal.yield() }
         timer.resume()
         defer { timer.cancel() }
-        // Graceful shutdown must not cancel the fan-outs' tasks: a cancelled task stops reading APNs's
+        // Graceful shutdown must not cancel the fan-outs' tasks: a cancelled task stops reading the providers'
         // answers, and pages whose answers were not read are sent again after the restart. It sets the
         // stop flag instead; the fan-outs stop submitting, read what is in flight, and checkpoint.
         let stop = self.stop
@@ -178,7 +178,7 @@ public final class Dispatcher: Service {
         let message = claimed.message
         guard let contents = message.contents, message.policy.pushes else { return .completed }
         // The providers the message's systems need, and of those the ones the app has settings for: a
-        // message to every system of an app with APNs alone goes to its Apple devices, and fails only
+        // message to every system of an app with one provider configured goes to that provider's devices, and fails only
         // when none of the providers it needs is configured.
         let needed = PushProvider.allCases.filter { $0.systems.contains(where: message.broadcast.includes) }
         if needed.isEmpty { return .completed }

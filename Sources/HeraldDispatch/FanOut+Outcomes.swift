@@ -26,13 +26,13 @@ extension FanOut {
         let page = send.page
         let recipient = send.recipient
         let device = historyDevice(send)
-        let os = recipient.os
+        let provider = send.provider
         switch decision {
         case .done:
-            state.progress.record(page: page, .sent, os: os, device: device)
+            state.progress.record(page: page, .sent, provider: provider, device: device)
         case .retry(let after):
             if state.abort != nil || state.halt == .cancelled {
-                state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? "not retried: the message ended")
+                state.progress.record(page: page, .failed, provider: provider, device: device, reason: reason ?? "not retried: the message ended")
             } else {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send))
             }
@@ -43,17 +43,18 @@ extension FanOut {
                     TokenRemoval(
                         deviceKey: recipient.key, deviceToken: recipient.deviceToken,
                         invalidSince: since.map(Timestamp.init(milliseconds:)),
-                        reason: reason, os: os)), os: os, device: device, reason: reason)
+                        reason: reason, provider: provider)), provider: provider, device: device, reason: reason)
         case .deactivateToken:
             state.progress.record(
                 page: page,
-                .deactivated(TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason, os: os)),
-                os: os, device: device, reason: reason)
+                .deactivated(
+                    TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason, provider: provider)),
+                provider: provider, device: device, reason: reason)
         case .abort(let failure):
-            state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? failure)
+            state.progress.record(page: page, .failed, provider: provider, device: device, reason: reason ?? failure)
             if state.abort == nil { state.abort = failure }
         case .fail(let failure):
-            state.progress.record(page: page, .failed, os: os, device: device, reason: reason ?? failure)
+            state.progress.record(page: page, .failed, provider: provider, device: device, reason: reason ?? failure)
             state.lastFailure = failure
         }
     }

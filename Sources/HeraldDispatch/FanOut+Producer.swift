@@ -72,7 +72,7 @@ extension FanOut {
                         // The page query selects only `systems`; a recipient outside them has no sender.
                         state.withLock {
                             $0.progress.record(
-                                page: number, .failed, os: recipient.os, device: historyDevice(recipient),
+                                page: number, .failed, provider: nil, device: historyDevice(recipient),
                                 reason: "no push provider for \(recipient.os.rawValue)")
                         }
                         continue

@@ -6,7 +6,7 @@ import Logging
 /// Sends one slice of the current occurrence of one message to its recipients, from the slice's checkpoint on.
 ///
 /// A producer pages recipients by device key and submits each to the provider that serves its `os`
-/// (APNs for IOS/OSX, FCM for ANDROID), all through one bounded stream (at most `maxOpenPages` pages not
+/// (`PushProvider.serving`), all through one bounded stream (at most `maxOpenPages` pages not
 /// yet checkpointed); a consumer reads the answers as they come (each provider's retry policy has already
 /// said what its answer means) and checkpoints whenever the oldest open page is done: one checkpoint for
 /// every provider. The producer sleeps on a wake signal between pages, woken by the consumer, the
@@ -115,7 +115,7 @@ struct FanOut: Sendable {
             if ending != .stopped {
                 for retry in state.retries {
                     state.progress.record(
-                        page: retry.send.page, .failed, os: retry.send.recipient.os, device: historyDevice(retry.send),
+                        page: retry.send.page, .failed, provider: retry.send.provider, device: historyDevice(retry.send),
                         reason: "not retried: the message ended")
                 }
                 state.retries.removeAll()

@@ -34,9 +34,8 @@ struct FanOutProgress {
         var outstanding: Int
         var sent: Int64 = 0
         var failed: Int64 = 0
-        /// The part of `sent` and `failed` that went to ANDROID devices.
-        var androidSent: Int64 = 0
-        var androidFailed: Int64 = 0
+        /// `sent` and `failed` by the provider that sent them.
+        var byProvider: [PushProvider: ProviderCounts] = [:]
         var remove: [TokenRemoval] = []
         var deactivate: [TokenDeactivation] = []
         var deliveries: [DeliveryRecord] = []
@@ -75,10 +74,13 @@ struct FanOutProgress {
         return number
     }
 
-    /// Records the final result of one send of page `number` to a device on `os` (for the per-platform
-    /// counts); with `device`, also for its delivery history (written with the page's checkpoint), with the
-    /// service's `reason` when there is one.
-    mutating func record(page number: Int, _ result: Result, os: DeviceOS = .ios, device: String? = nil, reason: String? = nil) {
+    /// Records the final result of one send of page `number` through `provider` (for the counts by
+    /// provider; nil: no provider serves the device, which counts in the totals only); with `device`, also
+    /// for its delivery history (written with the page's checkpoint), with the service's `reason` when
+    /// there is one.
+    mutating func record(
+        page number: Int, _ result: Result, provider: PushProvider?, device: String? = nil, reason: String? = nil
+    ) {
         guard let first = pages.first, number >= first.number, number - first.number < pages.count else {
             preconditionFailure("result for page \(number), which is not open")
         }
@@ -88,8 +90,9 @@ struct FanOutProgress {
         unanswered -= 1
         dirty = true
         if let device { pages[index].deliveries.append(DeliveryRecord(deviceId: device, outcome: result.outcome, reason: reason)) }
-        if os == .android {
-            if result == .sent { pages[index].androidSent += 1 } else { pages[index].androidFailed += 1 }
+        if let provider {
+            if result == .sent { pages[index].byProvider[provider, default: ProviderCounts()].sent += 1 }
+            else { pages[index].byProvider[provider, default: ProviderCounts()].failed += 1 }
         }
         switch result {
         case .sent: pages[index].sent += 1
@@ -116,8 +119,11 @@ struct FanOutProgress {
             checkpoint.cursor = page.lastKey
             checkpoint.sent += page.sent
             checkpoint.failed += page.failed
-            checkpoint.androidSent += page.androidSent
-            checkpoint.androidFailed += page.androidFailed
+            checkpoint.byProvider.merge(page.byProvider) { total, more in
+                var sum = total
+                sum += more
+                return sum
+            }
             checkpoint.remove += page.remove
             checkpoint.deactivate += page.deactivate
             checkpoint.deliveries += page.deliveries

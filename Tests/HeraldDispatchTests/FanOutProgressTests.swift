@@ -11,12 +11,16 @@ import Testing
         let first = progress.addPage(lastKey: 10, count: 2)
         let second = progress.addPage(lastKey: 20, count: 1)
         #expect(progress.takeCheckpoint() == nil, "nothing is done yet")
-        progress.record(page: second, .sent)
+        progress.record(page: second, .sent, provider: .apns)
         #expect(progress.takeCheckpoint() == nil, "the second page is done but the first is not: no checkpoint")
-        progress.record(page: first, .sent)
-        progress.record(page: first, .failed)
+        progress.record(page: first, .sent, provider: .apns)
+        progress.record(page: first, .failed, provider: .fcm)
         let checkpoint = progress.takeCheckpoint()
-        #expect(checkpoint == FanOutCheckpoint(messageId: "m", cursor: 20, sent: 2, failed: 1, pending: 0))
+        #expect(
+            checkpoint
+                == FanOutCheckpoint(
+                    messageId: "m", cursor: 20, sent: 2, failed: 1,
+                    byProvider: [.apns: ProviderCounts(sent: 2), .fcm: ProviderCounts(failed: 1)], pending: 0))
         #expect(progress.isComplete)
         #expect(progress.takeCheckpoint() == nil)
     }
@@ -25,30 +29,31 @@ import Testing
         var progress = FanOutProgress(messageId: "m")
         let first = progress.addPage(lastKey: 5, count: 3)
         let second = progress.addPage(lastKey: 9, count: 2)
-        progress.record(page: first, .sent)
-        progress.record(page: second, .sent)
-        progress.record(page: second, .sent)
+        progress.record(page: first, .sent, provider: .apns)
+        progress.record(page: second, .sent, provider: .apns)
+        progress.record(page: second, .sent, provider: .apns)
         let renewal = progress.takeCheckpoint(force: true)
         // Nothing closed: no cursor, no counts; all five recipients are pending (targeted = sent + failed + pending).
         #expect(renewal == FanOutCheckpoint(messageId: "m", cursor: nil, pending: 5))
         #expect(progress.unanswered == 2)
-        progress.record(page: first, .sent)
-        progress.record(page: first, .sent)
-        #expect(progress.takeCheckpoint() == FanOutCheckpoint(messageId: "m", cursor: 9, sent: 5, pending: 0))
+        progress.record(page: first, .sent, provider: .apns)
+        progress.record(page: first, .sent, provider: .apns)
+        #expect(progress.takeCheckpoint() == FanOutCheckpoint(messageId: "m", cursor: 9, sent: 5, byProvider: [.apns: ProviderCounts(sent: 5)], pending: 0))
     }
 
     @Test func tokenHygieneTravelsWithItsPageAndCountsAsFailed() {
         var progress = FanOutProgress(messageId: "m")
         let page = progress.addPage(lastKey: 3, count: 3)
-        let removal = TokenRemoval(deviceKey: 1, deviceToken: "aa", invalidSince: Timestamp(milliseconds: 5))
-        let deactivation = TokenDeactivation(deviceKey: 2, deviceToken: "bb")
-        progress.record(page: page, .removed(removal))
-        progress.record(page: page, .deactivated(deactivation))
-        progress.record(page: page, .sent)
+        let removal = TokenRemoval(deviceKey: 1, deviceToken: "aa", invalidSince: Timestamp(milliseconds: 5), provider: .apns)
+        let deactivation = TokenDeactivation(deviceKey: 2, deviceToken: "bb", provider: .apns)
+        progress.record(page: page, .removed(removal), provider: .apns)
+        progress.record(page: page, .deactivated(deactivation), provider: .apns)
+        progress.record(page: page, .sent, provider: .apns)
         #expect(
             progress.takeCheckpoint()
                 == FanOutCheckpoint(
-                    messageId: "m", cursor: 3, sent: 1, failed: 2, pending: 0, remove: [removal], deactivate: [deactivation]))
+                    messageId: "m", cursor: 3, sent: 1, failed: 2, byProvider: [.apns: ProviderCounts(sent: 1, failed: 2)], pending: 0,
+                    remove: [removal], deactivate: [deactivation]))
     }
 
     @Test func aForcedCheckpointAlwaysRenews() {

@@ -179,12 +179,13 @@ import Testing
             _ = try await messages.claimSlices(owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000), limit: 1)
             let since = t0.adding(milliseconds: 5_000)
             let checkpoint = FanOutCheckpoint(
-                messageId: "message:1", cursor: nil, failed: 4, pending: 0,
+                messageId: "message:1", cursor: nil, failed: 4,
+                byProvider: [.fcm: ProviderCounts(failed: 2), .apns: ProviderCounts(failed: 2)], pending: 0,
                 remove: ["old", "renewed"].map {
-                    TokenRemoval(deviceKey: key[$0]!, deviceToken: "aabbccdd", invalidSince: since, os: .android)
+                    TokenRemoval(deviceKey: key[$0]!, deviceToken: "aabbccdd", invalidSince: since, provider: .fcm)
                 }
-                    + [TokenRemoval(deviceKey: key["newtoken"]!, deviceToken: "aabbccdd", invalidSince: since)],
-                deactivate: [TokenDeactivation(deviceKey: key["bad"]!, deviceToken: "aabbccdd")])
+                    + [TokenRemoval(deviceKey: key["newtoken"]!, deviceToken: "aabbccdd", invalidSince: since, provider: .apns)],
+                deactivate: [TokenDeactivation(deviceKey: key["bad"]!, deviceToken: "aabbccdd", provider: .apns)])
             _ = try await messages.checkpoint(checkpoint, owner: "a", now: t0, leaseUntil: t0.adding(milliseconds: 1000))
             #expect(try await store.device(app: "shop", deviceId: "old", now: t0) == nil)
             #expect(try await store.device(app: "shop", deviceId: "renewed", now: t0) != nil)
@@ -192,9 +193,9 @@ import Testing
             #expect(try await store.device(app: "shop", deviceId: "bad", now: t0)?.isActive == false)
             let counts = try await messages.message(app: "shop", id: "message:1")?.deliveries
             #expect(counts?.tokensRemoved == 1 && counts?.tokensDeactivated == 1)
-            // Per platform, only what was in fact removed or deactivated counts.
-            #expect(counts?.android == PlatformCounts(tokensRemoved: 1))
-            #expect(counts?.ios == PlatformCounts(failed: 4, tokensDeactivated: 1))
+            // Per provider, only what was in fact removed or deactivated counts.
+            #expect(counts?[.fcm] == ProviderCounts(failed: 2, tokensRemoved: 1))
+            #expect(counts?[.apns] == ProviderCounts(failed: 2, tokensDeactivated: 1))
         }
     }
 

@@ -121,4 +121,71 @@ import Testing
             }
         }
     }
+
+    /// Migration 0017 moves the per-platform columns of 0015 into `message_counts`: the ANDROID part to
+    /// FCM, the rest to APNs, for messages and for the slices of a running occurrence.
+    @Test(arguments: StoreBackendKind.allCases)
+    func platformCountsBecomeProviderCounts(_ kind: StoreBackendKind) async throws {
+        let logger = Logger(label: "herald.tests")
+        try await kind.withEmptyBackend { backend in
+            let before = Array(Schema.migrations.prefix { $0.name < "0017" })
+            try await Migrator(backend: backend, migrations: before).migrate(logger: logger)
+            try await backend.write { db in
+                for (id, status) in [("message:mixed", "running"), ("message:apple", "published"), ("message:none", "published")] {
+                    try await db.raw(
+                        """
+                        INSERT INTO messages (id, app_id, channel, policy, broadcast, status, created_at, updated_at)
+                        VALUES (\(bind: id), 'shop', 'news', 'PUSH', 7, \(bind: status), 0, 0)
+                        """
+                    ).run()
+                }
+                // Folded counts: 10 sent (4 to Android), 5 failed (2), 2 removed (1), 1 deactivated (0).
+                try await db.raw(
+                    """
+                    UPDATE messages SET sent = 10, failed = 5, tokens_removed = 2, tokens_deactivated = 1,
+                        android_sent = 4, android_failed = 2, android_tokens_removed = 1
+                    WHERE id = 'message:mixed'
+                    """
+                ).run()
+                try await db.raw("UPDATE messages SET sent = 3 WHERE id = 'message:apple'").run()
+                // The running occurrence's slice: 7 sent (all Android), 1 pending.
+                try await db.raw(
+                    """
+                    INSERT INTO message_slices (message_id, slice, after_key, fanout_cursor, sent, pending, android_sent,
+                        created_at, updated_at)
+                    VALUES ('message:mixed', 0, 0, 0, 7, 1, 7, 0, 0)
+                    """
+                ).run()
+            }
+            let applied = try await Migrator(backend: backend).migrate(logger: logger)
+            #expect(applied == ["0017_counts_by_provider"])
+            let store = SQLMessageStore(backend: backend)
+            let mixed = try #require(try await store.message(app: "shop", id: "message:mixed")).deliveries
+            #expect(
+                mixed
+                    == DeliveryCounts(
+                        sent: 17, failed: 5, pending: 1, tokensRemoved: 2, tokensDeactivated: 1,
+                        byProvider: [
+                            .apns: ProviderCounts(sent: 6, failed: 3, tokensRemoved: 1, tokensDeactivated: 1),
+                            .fcm: ProviderCounts(sent: 11, failed: 2, tokensRemoved: 1),
+                        ]))
+            let apple = try #require(try await store.message(app: "shop", id: "message:apple")).deliveries
+            #expect(apple == DeliveryCounts(sent: 3, byProvider: [.apns: ProviderCounts(sent: 3)]))
+            let none = try #require(try await store.message(app: "shop", id: "message:none")).deliveries
+            #expect(none == DeliveryCounts(), "no row for a provider that sent nothing")
+            // The slice's part is folded into the message with the slice.
+            try await backend.write { db in
+                try await db.raw("DELETE FROM message_slices WHERE message_id = 'message:mixed'").run()
+                try await store.foldProviderCounts(db, id: "message:mixed")
+            }
+            let rows = try await backend.read { db in
+                try await db.raw("SELECT slice, provider, sent FROM message_counts WHERE message_id = 'message:mixed' ORDER BY provider").all()
+            }
+            #expect(try rows.map { try $0.decode(column: "slice", as: Int.self) } == [-1, -1])
+            #expect(try rows.map { try $0.decode(column: "sent", as: Int64.self) } == [6, 11])
+            await #expect(throws: (any Error).self) {
+                try await backend.read { db in try await db.raw("SELECT android_sent FROM messages").all() }
+            }
+        }
+    }
 }

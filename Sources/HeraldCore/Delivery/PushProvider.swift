@@ -21,6 +21,10 @@ public enum PushProvider: String, Sendable, Hashable, CaseIterable, CustomString
     /// The systems this provider delivers to.
     public var systems: [DeviceOS] { DeviceOS.allCases.filter { Self.serving($0) == self } }
 
+    /// Its key in a message's status (`deliveries.byPlatform`): the lower-cased name of the first system
+    /// it serves (`ios` for APNs, `android` for FCM). A new provider's counts appear there by this rule.
+    public var platformKey: String { (systems.first?.rawValue ?? rawValue).lowercased() }
+
     /// The metric label and the configuration key (`apps[].apns`, `apps[].fcm`).
     public var description: String { rawValue }
 

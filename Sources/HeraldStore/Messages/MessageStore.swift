@@ -111,21 +111,21 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     public var cursor: Int64?
     public var sent: Int64
     public var failed: Int64
-    /// The part of `sent` and `failed` that went to ANDROID devices (through FCM), for the per-platform counts.
-    public var androidSent: Int64
-    public var androidFailed: Int64
+    /// `sent` and `failed` by the provider that sent them (the store counts the tokens it removed and
+    /// deactivated itself, by the provider of each device's system).
+    public var byProvider: [PushProvider: ProviderCounts]
     /// The new pending count (not a delta).
     public var pending: Int64
-    /// Devices whose token APNs reported unregistered (410).
+    /// Devices whose token their service reported gone.
     public var remove: [TokenRemoval]
-    /// Devices whose token APNs refused.
+    /// Devices whose token their service refused.
     public var deactivate: [TokenDeactivation]
     /// How each send of the closed pages ended, for the devices' delivery history (empty when it is off).
     public var deliveries: [DeliveryRecord]
 
     public init(
         messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
-        failed: Int64 = 0, androidSent: Int64 = 0, androidFailed: Int64 = 0, pending: Int64, remove: [TokenRemoval] = [],
+        failed: Int64 = 0, byProvider: [PushProvider: ProviderCounts] = [:], pending: Int64, remove: [TokenRemoval] = [],
         deactivate: [TokenDeactivation] = [], deliveries: [DeliveryRecord] = []
     ) {
         self.messageId = messageId
@@ -135,8 +135,7 @@ public struct FanOutCheckpoint: Sendable, Equatable {
         self.cursor = cursor
         self.sent = sent
         self.failed = failed
-        self.androidSent = androidSent
-        self.androidFailed = androidFailed
+        self.byProvider = byProvider
         self.pending = pending
         self.remove = remove
         self.deactivate = deactivate
@@ -155,7 +154,7 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     public var deviceId: String
     public var outcome: Outcome
-    /// APNs's reason for a refusal (`BadDeviceToken`, `Unregistered`, …) or why the send gave up.
+    /// The service's reason for a refusal (as the service names it) or why the send gave up.
     public var reason: String?
 
     public init(deviceId: String, outcome: Outcome, reason: String? = nil) {
@@ -165,40 +164,40 @@ public struct DeliveryRecord: Sendable, Equatable {
     }
 }
 
-/// Remove a device whose token APNs says is gone, unless it registered again since.
+/// Remove a device whose token its push service says is gone, unless it registered again since.
 public struct TokenRemoval: Sendable, Equatable {
     public var deviceKey: Int64
     /// The token that was sent: a device that has a new token since is kept.
     public var deviceToken: String
-    /// APNs's timestamp (epoch ms); the device stays if it was seen after it. nil: APNs gave none.
+    /// The service's timestamp (epoch ms); the device stays if it was seen after it. nil: it gave none.
     public var invalidSince: Timestamp?
-    /// APNs's reason (`Unregistered`), for the app's webhook event.
+    /// The service's reason, for the app's webhook event.
     public var reason: String?
-    /// The device's platform, for the per-platform counts.
-    public var os: DeviceOS
+    /// The service that said so, for the counts by provider.
+    public var provider: PushProvider
 
-    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil, os: DeviceOS = .ios) {
+    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil, provider: PushProvider) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
         self.invalidSince = invalidSince
         self.reason = reason
-        self.os = os
+        self.provider = provider
     }
 }
 
-/// Deactivate a device whose token APNs refused, unless its token changed since.
+/// Deactivate a device whose token its push service refused, unless its token changed since.
 public struct TokenDeactivation: Sendable, Equatable {
     public var deviceKey: Int64
     public var deviceToken: String
-    /// APNs's reason (`BadDeviceToken`, `DeviceTokenNotForTopic`), for the app's webhook event.
+    /// The service's reason, for the app's webhook event.
     public var reason: String?
-    /// The device's platform, for the per-platform counts.
-    public var os: DeviceOS
+    /// The service that refused it: the device's `deactivatedBy`, and the counts by provider.
+    public var provider: PushProvider
 
-    public init(deviceKey: Int64, deviceToken: String, reason: String? = nil, os: DeviceOS = .ios) {
+    public init(deviceKey: Int64, deviceToken: String, reason: String? = nil, provider: PushProvider) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
         self.reason = reason
-        self.os = os
+        self.provider = provider
     }
 }

@@ -40,6 +40,7 @@ extension SQLMessageStore {
             """
         ).all()
         guard !folded.isEmpty else { return }
+        try await foldProviderCounts(db, id: id)
         var sums = [Int64](repeating: 0, count: columns.count)
         for row in folded {
             for (index, column) in columns.enumerated() {
@@ -67,6 +68,32 @@ extension SQLMessageStore {
                 error: try ended.decode(column: "error_message", as: String?.self), at: at)
         }
     }
+
+    /// The counts by provider of slices that are gone (just folded) go to the message's row of each
+    /// provider (slice -1), in the fold's transaction: one statement adds them, one deletes them.
+    func foldProviderCounts(_ db: any SQLDatabase, id: String) async throws {
+        let gone: SQLQueryString = """
+            message_id = \(bind: id) AND slice >= 0
+              AND slice NOT IN (SELECT slice FROM message_slices WHERE message_id = \(bind: id))
+            """
+        try await db.raw(
+            """
+            INSERT INTO message_counts (message_id, slice, provider, sent, failed, tokens_removed, tokens_deactivated)
+            SELECT message_id, -1, provider, SUM(sent), SUM(failed), SUM(tokens_removed), SUM(tokens_deactivated)
+            FROM message_counts WHERE \(gone) GROUP BY message_id, provider
+            \(unsafeRaw: Self.addToProviderCounts)
+            """
+        ).run()
+        try await db.raw("DELETE FROM message_counts WHERE \(gone)").run()
+    }
+
+    /// The upsert tail that adds a new row of `message_counts` to the one already there.
+    static let addToProviderCounts = """
+        ON CONFLICT (message_id, slice, provider) DO UPDATE SET
+            sent = message_counts.sent + excluded.sent, failed = message_counts.failed + excluded.failed,
+            tokens_removed = message_counts.tokens_removed + excluded.tokens_removed,
+            tokens_deactivated = message_counts.tokens_deactivated + excluded.tokens_deactivated
+        """
 
     public func checkpoint(
         _ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp,
@@ -102,8 +129,8 @@ extension SQLMessageStore {
                 return try await Self.status(db, id: checkpoint.messageId)
             }
             try await Self.recordDeliveries(db, checkpoint, at: recordedAt)
+            var byProvider = checkpoint.byProvider
             var removed: Int64 = 0
-            var androidRemoved: Int64 = 0
             for removal in checkpoint.remove {
                 // Registrations go with the device (ON DELETE CASCADE).
                 let rows = try await db.raw(
@@ -114,7 +141,7 @@ extension SQLMessageStore {
                     """
                 ).all()
                 removed += Int64(rows.count)
-                if removal.os == .android { androidRemoved += Int64(rows.count) }
+                byProvider[removal.provider, default: ProviderCounts()].tokensRemoved += Int64(rows.count)
                 for row in rows {
                     try await events.append(
                         db, app: try row.decode(column: "app_id", as: String.self), type: .deviceTokenRemoved,
@@ -123,11 +150,8 @@ extension SQLMessageStore {
                 }
             }
             var deactivated: Int64 = 0
-            var androidDeactivated: Int64 = 0
             for deactivation in checkpoint.deactivate {
-                // The service that refused the token; a system no service serves was never sent to.
-                guard let provider = PushProvider.serving(deactivation.os) else { continue }
-                let by = DeactivatedBy.provider(provider)
+                let by = DeactivatedBy.provider(deactivation.provider)
                 let rows = try await db.raw(
                     """
                     UPDATE devices SET is_active = \(bind: false), deactivated_by = \(bind: by.rawValue)
@@ -137,7 +161,7 @@ extension SQLMessageStore {
                     """
                 ).all()
                 deactivated += Int64(rows.count)
-                if deactivation.os == .android { androidDeactivated += Int64(rows.count) }
+                byProvider[deactivation.provider, default: ProviderCounts()].tokensDeactivated += Int64(rows.count)
                 for row in rows {
                     var data = try Self.deviceEvent(
                         row, token: deactivation.deviceToken, message: checkpoint.messageId, reason: deactivation.reason)
@@ -153,14 +177,21 @@ extension SQLMessageStore {
                     sent = sent + \(bind: checkpoint.sent), failed = failed + \(bind: checkpoint.failed),
                     pending = \(bind: checkpoint.pending),
                     tokens_removed = tokens_removed + \(bind: removed),
-                    tokens_deactivated = tokens_deactivated + \(bind: deactivated),
-                    android_sent = android_sent + \(bind: checkpoint.androidSent),
-                    android_failed = android_failed + \(bind: checkpoint.androidFailed),
-                    android_tokens_removed = android_tokens_removed + \(bind: androidRemoved),
-                    android_tokens_deactivated = android_tokens_deactivated + \(bind: androidDeactivated)
+                    tokens_deactivated = tokens_deactivated + \(bind: deactivated)
                 WHERE message_id = \(bind: checkpoint.messageId) AND slice = \(bind: checkpoint.slice)
                 """
             ).run()
+            // Sorted, so concurrent writers lock rows in one order.
+            for (provider, counts) in byProvider.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !counts.isZero {
+                try await db.raw(
+                    """
+                    INSERT INTO message_counts (message_id, slice, provider, sent, failed, tokens_removed, tokens_deactivated)
+                    VALUES (\(bind: checkpoint.messageId), \(bind: checkpoint.slice), \(bind: provider.rawValue), \(bind: counts.sent),
+                        \(bind: counts.failed), \(bind: counts.tokensRemoved), \(bind: counts.tokensDeactivated))
+                    \(unsafeRaw: Self.addToProviderCounts)
+                    """
+                ).run()
+            }
             return try await Self.status(db, id: checkpoint.messageId)
         }
     }

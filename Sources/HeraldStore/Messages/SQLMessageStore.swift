@@ -19,36 +19,48 @@ public struct SQLMessageStore: MessageStore {
         self.events = events
     }
 
-    /// The count columns a message row and each of its slices have.
-    static let countColumns = [
-        "sent", "failed", "pending", "tokens_removed", "tokens_deactivated",
-        "android_sent", "android_failed", "android_tokens_removed", "android_tokens_deactivated",
-    ]
-
-    /// Each count column as the message's value plus its slices' (the occurrence in progress), for a
-    /// SELECT over `messages m`: one statement, so a fold (slice counts moved into the message) committing
-    /// in between cannot make counts dip.
-    static let summedCounts = countColumns.map { column -> String in
-        "m.\(column) + (SELECT CAST(COALESCE(SUM(s.\(column)), 0) AS BIGINT) FROM message_slices s WHERE s.message_id = m.id) AS total_\(column)"
-    }.joined(separator: ", ")
+    /// The count columns a message row and each of its slices have (the totals; `message_counts` splits
+    /// the finished ones by provider).
+    static let countColumns = ["sent", "failed", "pending", "tokens_removed", "tokens_deactivated"]
 
     /// The counts in `row`, read from the count columns whose names start with `prefix`.
     static func decodeCounts(_ row: any SQLRow, prefix: String = "") throws -> DeliveryCounts {
         func value(_ column: String) throws -> Int64 { try row.decode(column: prefix + column, as: Int64.self) }
         return DeliveryCounts(
             sent: try value("sent"), failed: try value("failed"), pending: try value("pending"),
-            tokensRemoved: try value("tokens_removed"), tokensDeactivated: try value("tokens_deactivated"),
-            android: PlatformCounts(
-                sent: try value("android_sent"), failed: try value("android_failed"),
-                tokensRemoved: try value("android_tokens_removed"), tokensDeactivated: try value("android_tokens_deactivated")))
+            tokensRemoved: try value("tokens_removed"), tokensDeactivated: try value("tokens_deactivated"))
     }
 
-    /// The message's counts: its row plus its slices' (the occurrence in progress), in one statement.
+    /// The message's counts: its row plus its slices' (the occurrence in progress), and the finished
+    /// ones by provider, in one statement (one snapshot), so a fold or a checkpoint committing meanwhile
+    /// can neither make counts dip nor the providers' disagree with the totals. The first row (no
+    /// provider) has the totals; each further row one provider's sums over the message and its slices.
     static func counts(_ db: any SQLDatabase, id: String) async throws -> DeliveryCounts {
-        guard let row = try await db.raw("SELECT \(unsafeRaw: summedCounts) FROM messages m WHERE m.id = \(bind: id)").first() else {
-            return DeliveryCounts()
+        func sum(_ column: String) -> String { "CAST(COALESCE(SUM(\(column)), 0) AS BIGINT)" }
+        let totals = countColumns.map { column in
+            "m.\(column) + (SELECT \(sum("s.\(column)")) FROM message_slices s WHERE s.message_id = m.id) AS \(column)"
         }
-        return try decodeCounts(row, prefix: "total_")
+        let byProvider = countColumns.map { $0 == "pending" ? "CAST(0 AS BIGINT)" : sum($0) }
+        let rows = try await db.raw(
+            """
+            SELECT 0 AS part, CAST(NULL AS TEXT) AS provider, \(unsafeRaw: totals.joined(separator: ", "))
+            FROM messages m WHERE m.id = \(bind: id)
+            UNION ALL
+            SELECT 1, provider, \(unsafeRaw: byProvider.joined(separator: ", "))
+            FROM message_counts WHERE message_id = \(bind: id) GROUP BY provider
+            ORDER BY part
+            """
+        ).all()
+        guard let first = rows.first, try first.decode(column: "part", as: Int.self) == 0 else { return DeliveryCounts() }
+        var counts = try decodeCounts(first)
+        for row in rows.dropFirst() {
+            // A provider this build does not know (a newer build's rows) is left out, never misnamed.
+            guard let provider = PushProvider(rawValue: try row.decode(column: "provider", as: String.self)) else { continue }
+            let part = try decodeCounts(row)
+            counts.byProvider[provider] = ProviderCounts(
+                sent: part.sent, failed: part.failed, tokensRemoved: part.tokensRemoved, tokensDeactivated: part.tokensDeactivated)
+        }
+        return counts
     }
 
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
@@ -99,16 +111,12 @@ public struct SQLMessageStore: MessageStore {
 
     public func message(app: String, id: String) async throws -> StoredMessage? {
         try await backend.read { db in
-            // One statement, so the message's counts and its slices' are read from one snapshot.
             guard
-                let row = try await db.raw(
-                    """
-                    SELECT m.*, \(unsafeRaw: Self.summedCounts) FROM messages m WHERE m.id = \(bind: id) AND m.app_id = \(bind: app)
-                    """
-                ).first()
+                let row = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id) AND app_id = \(bind: app)").first()
             else { return nil }
             var message = try Self.decode(row)
-            message.deliveries = try Self.decodeCounts(row, prefix: "total_")
+            // Read after the row: its status may be a little older than the counts, never newer.
+            message.deliveries = try await Self.counts(db, id: id)
             return message
         }
     }

@@ -12,7 +12,7 @@ public struct StoredMessage: Sendable, Equatable {
     public var singlecast: [String]?
     /// Only the targeted devices that match it (app version, locale, model, last seen).
     public var segment: Segment?
-    /// What APNs receives; nil when the policy does not push.
+    /// What each provider receives; nil when the policy does not push.
     public var contents: MessageContents?
     public var schedule: PublishSchedule
     public var status: MessageStatus
@@ -61,48 +61,41 @@ public struct StoredMessage: Sendable, Equatable {
 
 /// A message's delivery counts, summed over its occurrences. `targeted` is always the sum of the rest.
 public struct DeliveryCounts: Sendable, Equatable {
-    /// Accepted by the push service (APNs or FCM).
+    /// Accepted by the push service.
     public var sent: Int64
     /// Not delivered: refused by the service for the device, retries used up, or cut off by a failed message.
     public var failed: Int64
     /// Handed to the fan-out and not finished yet (0 unless a dispatcher is running the message).
     public var pending: Int64
-    /// Devices deleted (with their registrations) because the service said the token is no longer valid
-    /// (APNs 410, FCM UNREGISTERED).
+    /// Devices deleted (with their registrations) because the service said the token is no longer valid.
     public var tokensRemoved: Int64
-    /// Devices deactivated because the service refused their token (APNs BadDeviceToken,
-    /// DeviceTokenNotForTopic; FCM INVALID_ARGUMENT about the token, SENDER_ID_MISMATCH).
+    /// Devices deactivated because the service refused their token.
     public var tokensDeactivated: Int64
-    /// The part of the finished counts that went to ANDROID devices (through FCM). The rest went to
-    /// Apple devices: see `ios`.
-    public var android: PlatformCounts
+    /// The finished counts split by the service that sent them (a provider with nothing is absent).
+    /// Counts recorded before Herald kept them per provider were given one by migration 0017.
+    public var byProvider: [PushProvider: ProviderCounts]
 
     public init(
         sent: Int64 = 0, failed: Int64 = 0, pending: Int64 = 0, tokensRemoved: Int64 = 0, tokensDeactivated: Int64 = 0,
-        android: PlatformCounts = PlatformCounts()
+        byProvider: [PushProvider: ProviderCounts] = [:]
     ) {
         self.sent = sent
         self.failed = failed
         self.pending = pending
         self.tokensRemoved = tokensRemoved
         self.tokensDeactivated = tokensDeactivated
-        self.android = android
+        self.byProvider = byProvider
     }
 
     public var targeted: Int64 { sent + failed + pending }
 
-    /// The finished counts of Apple devices (IOS and OSX, through APNs): the totals less Android's. Only
-    /// these two platforms are ever sent to, so the two add up to the totals.
-    public var ios: PlatformCounts {
-        PlatformCounts(
-            sent: sent - android.sent, failed: failed - android.failed, tokensRemoved: tokensRemoved - android.tokensRemoved,
-            tokensDeactivated: tokensDeactivated - android.tokensDeactivated)
-    }
+    /// One provider's finished counts (zero when it sent nothing).
+    public subscript(provider: PushProvider) -> ProviderCounts { byProvider[provider] ?? ProviderCounts() }
 }
 
-/// One platform's finished counts in a message's status (`deliveries.byPlatform`). Pending sends are
-/// counted in the totals only.
-public struct PlatformCounts: Sendable, Equatable {
+/// One provider's finished counts in a message's status (`deliveries.byPlatform`, under the name of
+/// the platform it serves). Pending sends are counted in the totals only.
+public struct ProviderCounts: Sendable, Equatable {
     public var sent: Int64
     public var failed: Int64
     public var tokensRemoved: Int64
@@ -114,21 +107,31 @@ public struct PlatformCounts: Sendable, Equatable {
         self.tokensRemoved = tokensRemoved
         self.tokensDeactivated = tokensDeactivated
     }
+
+    public var isZero: Bool { self == ProviderCounts() }
+
+    public static func += (lhs: inout ProviderCounts, rhs: ProviderCounts) {
+        lhs.sent += rhs.sent
+        lhs.failed += rhs.failed
+        lhs.tokensRemoved += rhs.tokensRemoved
+        lhs.tokensDeactivated += rhs.tokensDeactivated
+    }
 }
 
 extension DeliveryCounts {
     /// The counts as a message's status answers them and the `message.finished` event carries them:
-    /// the totals, and the finished ones per platform (`byPlatform.ios`, `byPlatform.android`).
+    /// the totals, and the finished ones per platform: one key per provider, named for the platform it
+    /// serves (`PushProvider.platformKey`), every provider always present.
     public var json: JSONValue {
         .object([
             "targeted": .integer(targeted), "sent": .integer(sent), "failed": .integer(failed), "pending": .integer(pending),
             "tokensRemoved": .integer(tokensRemoved), "tokensDeactivated": .integer(tokensDeactivated),
-            "byPlatform": .object(["ios": ios.json, "android": android.json]),
+            "byPlatform": .object(Dictionary(uniqueKeysWithValues: PushProvider.allCases.map { ($0.platformKey, self[$0].json) })),
         ])
     }
 }
 
-extension PlatformCounts {
+extension ProviderCounts {
     public var json: JSONValue {
         .object([
             "sent": .integer(sent), "failed": .integer(failed), "tokensRemoved": .integer(tokensRemoved),

@@ -7,7 +7,11 @@
 /// - the dispatcher finds due messages: partial index `messages (due_at)` over live ones;
 /// - claimable slices: `message_slices` holds only the slices of occurrences being sent (a few rows).
 enum Schema {
-    static let migrations: [Migration] = [
+    /// Every migration, oldest first. A new one goes at the end of `later`, never between two others.
+    static let migrations: [Migration] = first + later
+
+    /// 0001 to 0008: devices, channels, registrations, keys, messages and their slices, the registry.
+    static let first: [Migration] = [
         Migration(name: "0001_devices_channels_registrations") { dialect in
             [
                 """
@@ -209,82 +213,6 @@ enum Schema {
                 "CREATE INDEX deliveries_by_device ON deliveries (app_id, device_id, id)",
                 "CREATE INDEX deliveries_by_time ON deliveries (delivered_at)",
             ]
-        },
-        Migration(name: "0009_publish_segments", backfill: AppVersionKeys.backfill) { _ in
-            [
-                // A publish's segment (JSON), applied to each page of recipients by the fan-out.
-                "ALTER TABLE messages ADD COLUMN segment TEXT",
-                // Each device's app version as 36 sortable digits (AppVersion.key), which a segment
-                // compares in SQL; the backfill computes it for the versions devices already have.
-                "ALTER TABLE devices ADD COLUMN app_version_key TEXT",
-            ]
-        },
-        Migration(name: "0010_webhook_events") { dialect in
-            [
-                // The webhook outbox: events written in the transaction of their change, deleted once the
-                // app's receiver acknowledges them. `lease_*` keeps two instances from posting one at once.
-                """
-                CREATE TABLE webhook_events (
-                    id \(dialect.identity),
-                    event_id TEXT NOT NULL,
-                    app_id TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    payload TEXT NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    next_attempt_at BIGINT NOT NULL,
-                    lease_owner TEXT,
-                    lease_until BIGINT,
-                    last_error TEXT
-                )
-                """,
-                // Due events, oldest first.
-                "CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id)",
-                "CREATE INDEX webhook_events_by_app ON webhook_events (app_id)",
-            ]
-        },
-        Migration(name: "0011_webhook_event_devices", backfill: WebhookEventDevices.backfill) { _ in
-            [
-                // The device an event is about (its payload holds the token): erasing the device erases them.
-                "ALTER TABLE webhook_events ADD COLUMN device_id TEXT",
-                "CREATE INDEX webhook_events_by_device ON webhook_events (app_id, device_id)",
-            ]
-        },
-        Migration(name: "0012_finished_messages") { _ in
-            [
-                // Finished messages by when they finished, for the sweeper's pruning (messages.retentionDays).
-                "CREATE INDEX messages_finished ON messages (updated_at) WHERE status IN ('published', 'failed', 'cancelled')"
-            ]
-        },
-        Migration(name: "0013_message_contents", backfill: MessageContentsMove.backfill) { _ in
-            [
-                // Every provider's content of a message, as JSON (`MessageContents`: `apns`, and `fcm` for
-                // Android); the backfill moves the APNs columns of existing rows into it.
-                "ALTER TABLE messages ADD COLUMN contents TEXT"
-            ]
-        },
-        Migration(name: "0014_drop_apns_columns") { _ in
-            // The APNs columns 0013 moved into `contents`. One statement per column: SQLite drops one at a time.
-            ["payload", "push_type", "priority", "apns_expiration", "collapse_id"].map { "ALTER TABLE messages DROP COLUMN \($0)" }
-        },
-        Migration(name: "0015_platform_counts") { _ in
-            // The part of each count that went to ANDROID devices (FCM), on the message and on each slice;
-            // the rest went to Apple devices (`DeliveryCounts.ios`). Counts recorded before this migration
-            // have no platform and are shown as Apple's (a message that also went to Android through a
-            // build without this column shows those sends under ios). One column a statement (SQLite).
-            ["messages", "message_slices"].flatMap { table in
-                ["android_sent", "android_failed", "android_tokens_removed", "android_tokens_deactivated"].map {
-                    "ALTER TABLE \(table) ADD COLUMN \($0) BIGINT NOT NULL DEFAULT 0"
-                }
-            }
-        },
-        Migration(name: "0016_channel_listing") { dialect in
-            // When the sweeper first found the channel without registrations (null: it has some, or the
-            // removal of empty channels is off), for sweeper.emptyChannelDays. PostgreSQL also gets the
-            // channels by app in byte order of names, the order the listing pages in (SQLite's unique
-            // index on (app_id, name) already is: its TEXT compares bytes).
-            ["ALTER TABLE channels ADD COLUMN empty_since BIGINT"]
-                + (dialect.kind == .postgres ? [#"CREATE INDEX channels_by_name_bytes ON channels (app_id, name COLLATE "C")"#] : [])
         },
     ]
 }

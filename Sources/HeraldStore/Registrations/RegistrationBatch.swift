@@ -71,8 +71,8 @@ struct RegistrationBatch {
         static func < (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool { (lhs.channel, lhs.device) < (rhs.channel, rhs.device) }
     }
 
-    /// Inserts new devices and refreshes known ones. A new token re-activates a device that APNs
-    /// deactivated for its old one; the same token keeps the device's state, and so does a device an
+    /// Inserts new devices and refreshes known ones. A new token re-activates a device that its push
+    /// service deactivated for its old one; the same token keeps the device's state, and so does a device an
     /// admin switched off (only an admin switches it on again). Metadata a call does not
     /// send keeps its stored value (and, for a device named twice in the batch, the earlier call's).
     func upsertDevices(_ db: any SQLDatabase) async throws -> [DeviceKey: (id: Int64, registrationId: String)] {
