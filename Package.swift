@@ -294,6 +294,8 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldCurl",
+                "HeraldAPNs",
+                "HeraldFCM",
                 "HeraldStore",
                 .product(name: "Logging", package: "swift-log"),
                 "Herald",

@@ -18,8 +18,12 @@ public struct DeviceCheckClientConfiguration: Sendable {
     /// Where the token's `iat` and each request's `timestamp` come from.
     public var clock: any WallClock
 
+    /// DeviceCheck traffic is a call per device check, not a fan-out: one connection is plenty.
+    public static let width = ConnectionWidth(connections: 1...16, defaultConnections: 1, streams: 1...1000, defaultStreams: 100)
+
     public init(
-        environment: DeviceCheckEnvironment, key: AppleSigningKey, connections: Int = 1, streamsPerConnection: Int = 100,
+        environment: DeviceCheckEnvironment, key: AppleSigningKey, connections: Int = width.defaultConnections,
+        streamsPerConnection: Int = width.defaultStreams,
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
         retry: Backoff = Backoff(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(5)),
         clock: any WallClock = SystemClock()
@@ -35,12 +39,8 @@ public struct DeviceCheckClientConfiguration: Sendable {
     }
 
     func validated() throws(DeviceCheckConfigurationError) -> CurlSettings {
-        guard (1...16).contains(connections) else {
-            throw DeviceCheckConfigurationError("DeviceCheck connections must be between 1 and 16, not \(connections)")
-        }
-        guard (1...1000).contains(streamsPerConnection) else {
-            throw DeviceCheckConfigurationError(
-                "DeviceCheck streams per connection must be between 1 and 1000, not \(streamsPerConnection)")
+        if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "DeviceCheck") {
+            throw DeviceCheckConfigurationError(problem)
         }
         let base = environment.baseURL.lowercased()
         guard base.hasPrefix("https://") || base.hasPrefix("http://") else {

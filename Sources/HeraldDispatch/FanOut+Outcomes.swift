@@ -32,7 +32,8 @@ extension FanOut {
             state.progress.record(page: page, .sent, provider: provider, device: device)
         case .retry(let after):
             if state.abort != nil || state.halt == .cancelled {
-                state.progress.record(page: page, .failed, provider: provider, device: device, reason: reason ?? "not retried: the message ended")
+                state.progress.record(
+                    page: page, .failed, provider: provider, device: device, reason: reason ?? "not retried: the message ended")
             } else {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send))
             }

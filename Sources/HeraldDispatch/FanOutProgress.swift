@@ -91,8 +91,11 @@ struct FanOutProgress {
         dirty = true
         if let device { pages[index].deliveries.append(DeliveryRecord(deviceId: device, outcome: result.outcome, reason: reason)) }
         if let provider {
-            if result == .sent { pages[index].byProvider[provider, default: ProviderCounts()].sent += 1 }
-            else { pages[index].byProvider[provider, default: ProviderCounts()].failed += 1 }
+            if result == .sent {
+                pages[index].byProvider[provider, default: ProviderCounts()].sent += 1
+            } else {
+                pages[index].byProvider[provider, default: ProviderCounts()].failed += 1
+            }
         }
         switch result {
         case .sent: pages[index].sent += 1

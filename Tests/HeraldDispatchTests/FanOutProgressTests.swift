@@ -38,7 +38,9 @@ import Testing
         #expect(progress.unanswered == 2)
         progress.record(page: first, .sent, provider: .apns)
         progress.record(page: first, .sent, provider: .apns)
-        #expect(progress.takeCheckpoint() == FanOutCheckpoint(messageId: "m", cursor: 9, sent: 5, byProvider: [.apns: ProviderCounts(sent: 5)], pending: 0))
+        #expect(
+            progress.takeCheckpoint()
+                == FanOutCheckpoint(messageId: "m", cursor: 9, sent: 5, byProvider: [.apns: ProviderCounts(sent: 5)], pending: 0))
     }
 
     @Test func tokenHygieneTravelsWithItsPageAndCountsAsFailed() {

@@ -179,7 +179,8 @@ import Testing
                 try await store.foldProviderCounts(db, id: "message:mixed")
             }
             let rows = try await backend.read { db in
-                try await db.raw("SELECT slice, provider, sent FROM message_counts WHERE message_id = 'message:mixed' ORDER BY provider").all()
+                try await db.raw("SELECT slice, provider, sent FROM message_counts WHERE message_id = 'message:mixed' ORDER BY provider")
+                    .all()
             }
             #expect(try rows.map { try $0.decode(column: "slice", as: Int.self) } == [-1, -1])
             #expect(try rows.map { try $0.decode(column: "sent", as: Int64.self) } == [6, 11])

@@ -31,12 +31,10 @@ indirect enum ConfigurationSchema: Sendable {
                 [
                     "id": .value,
                     "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
-                    "apns": .values(APNsAppConfiguration.settingNames),
-                    "fcm": .values(FCMAppConfiguration.settingNames),
-                    "deviceCheck": .values(DeviceCheckAppConfiguration.settingNames),
                     "webhook": .values("url", "secret", "secretFile", "caFile", "timeoutSeconds"),
                     "cors": .object(["allowedOrigins": .list(of: .value)]),
-                ], required: ["id", "keys"])),
+                ].merging(ConfigurationLoader.appBlocks.map { ($0.key, .values($0.settings.map(\.key))) }) { known, _ in known },
+                required: ["id", "keys"])),
     ])
 
     static func values(_ names: String...) -> ConfigurationSchema { values(names) }

@@ -1,6 +1,8 @@
 import HeraldAPNs
 import HeraldCore
+import HeraldDeviceCheck
 import HeraldDispatch
+import HeraldFCM
 import HeraldStore
 import HeraldWebhooks
 

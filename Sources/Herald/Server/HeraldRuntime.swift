@@ -1,5 +1,7 @@
 import Foundation
+import HeraldAPNs
 import HeraldCore
+import HeraldFCM
 import HeraldStore
 import Hummingbird
 import Logging

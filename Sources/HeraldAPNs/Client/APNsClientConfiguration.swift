@@ -15,9 +15,12 @@ public struct APNsClientConfiguration: Sendable {
     /// Where the provider token's `iat` comes from.
     public var clock: any WallClock
 
+    /// APNs allows up to 1000 streams on a connection; two connections of 500 suit most apps.
+    public static let width = ConnectionWidth(connections: 1...64, defaultConnections: 2, streams: 1...1000, defaultStreams: 500)
+
     public init(
-        environment: APNsEnvironment, credentials: APNsCredentials, connections: Int = 2,
-        streamsPerConnection: Int = 500, connectTimeout: Duration = .seconds(10),
+        environment: APNsEnvironment, credentials: APNsCredentials, connections: Int = width.defaultConnections,
+        streamsPerConnection: Int = width.defaultStreams, connectTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(30), clock: any WallClock = SystemClock()
     ) {
         self.environment = environment
@@ -33,11 +36,8 @@ public struct APNsClientConfiguration: Sendable {
     public var maxInFlight: Int { connections * streamsPerConnection }
 
     func validated() throws(APNsConfigurationError) -> CurlSettings {
-        guard (1...64).contains(connections) else {
-            throw APNsConfigurationError("APNs connections must be between 1 and 64, not \(connections)")
-        }
-        guard (1...1000).contains(streamsPerConnection) else {
-            throw APNsConfigurationError("APNs streams per connection must be between 1 and 1000, not \(streamsPerConnection)")
+        if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "APNs") {
+            throw APNsConfigurationError(problem)
         }
         let base = environment.baseURL.lowercased()
         guard base.hasPrefix("https://") || base.hasPrefix("http://") else {

@@ -19,10 +19,13 @@ public struct FCMClientConfiguration: Sendable {
     public var clock: any WallClock
 
     public static let defaultBaseURL = "https://fcm.googleapis.com"
+    /// Google's front ends allow 100 streams on a connection.
+    public static let width = ConnectionWidth(connections: 1...64, defaultConnections: 4, streams: 1...1000, defaultStreams: 100)
 
     public init(
         serviceAccount: FCMServiceAccount, baseURL: String = FCMClientConfiguration.defaultBaseURL, caFile: String? = nil,
-        connections: Int = 4, streamsPerConnection: Int = 100, connectTimeout: Duration = .seconds(10),
+        connections: Int = width.defaultConnections, streamsPerConnection: Int = width.defaultStreams,
+        connectTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(30), clock: any WallClock = SystemClock()
     ) {
         self.serviceAccount = serviceAccount
@@ -45,11 +48,8 @@ public struct FCMClientConfiguration: Sendable {
     var sendURL: String { base + "/v1/projects/" + serviceAccount.projectID + "/messages:send" }
 
     func validated() throws(FCMConfigurationError) -> CurlSettings {
-        guard (1...64).contains(connections) else {
-            throw FCMConfigurationError("FCM connections must be between 1 and 64, not \(connections)")
-        }
-        guard (1...1000).contains(streamsPerConnection) else {
-            throw FCMConfigurationError("FCM streams per connection must be between 1 and 1000, not \(streamsPerConnection)")
+        if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "FCM") {
+            throw FCMConfigurationError(problem)
         }
         let lower = base.lowercased()
         guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {

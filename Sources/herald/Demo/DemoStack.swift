@@ -2,7 +2,9 @@ import APNsMock
 import FCMMock
 import Foundation
 import Herald
+import HeraldAPNs
 import HeraldCore
+import HeraldFCM
 import HeraldStore
 import Logging
 import ServiceLifecycle

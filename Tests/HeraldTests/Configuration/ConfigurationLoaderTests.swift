@@ -4,6 +4,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldDeviceCheck
 import HeraldDispatch
+import HeraldFCM
 import HeraldStore
 import HeraldTestSupport
 import HeraldWebhooks
