@@ -5,8 +5,8 @@
 #    the Deployment keeps what deploy/README.md promises (probes, drain budget, non-root, migrate).
 #  - deploy/compose*.yaml: parsed with PyYAML; services, profiles, healthchecks (herald probe),
 #    volumes, mounted files present.
-#  - every Herald configuration in deploy/ (JSON files, the ConfigMap's herald.json) and every
-#    HERALD_* variable: only settings that Sources/Herald/Configuration/ConfigurationSchema.swift knows.
+#  - every Herald configuration in deploy/ (JSON files, the ConfigMap's herald.json) valid against the
+#    configuration's JSON Schema (docs/herald.schema.json), and every HERALD_* variable one it allows.
 #  - deploy/grafana/herald-dashboard.json: valid JSON, every metric it queries exists, with its labels.
 #  - deploy/Dockerfile: two stages, both binaries, numeric non-root user, HEALTHCHECK with herald probe.
 # Exits non-zero on any problem. Usage: scripts/validate-deploy.sh
@@ -61,38 +61,32 @@ import yaml
 problems = []
 def fail(msg): problems.append(msg)
 
-# --- Herald's settings, read from the source so that a renamed setting fails here -----------------
-schema_src = open("Sources/Herald/Configuration/ConfigurationSchema.swift").read()
-apns_src = open("Sources/Herald/Configuration/APNsAppConfiguration.swift").read()
-sections = {}
-for name, body in re.findall(r'"(\w+)":\s*\.values\(([^)]*)\)', schema_src, re.S):
-    sections[name] = set(re.findall(r'"(\w+)"', body))
-def setting_names(source):
-    m = re.search(r'static let settingNames = \[(.*?)\]', source, re.S)
-    return set(re.findall(r'"(\w+)"', m.group(1))) if m else set()
-apns_names = setting_names(apns_src)
-# Each push service's (and DeviceCheck's) block, declared beside its configuration type.
-provider_names = {
-    "fcm": setting_names(open("Sources/Herald/Configuration/FCMAppConfiguration.swift").read()),
-    "deviceCheck": setting_names(open("Sources/Herald/Configuration/DeviceCheckAppConfiguration.swift").read()),
-}
-webhook_names = sections.pop("webhook", set())
-sections.pop("apns", None)
-for name in provider_names:
-    sections.pop(name, None)
-if not {"http", "database", "metrics"} <= set(sections) or not apns_names or not webhook_names or not all(provider_names.values()):
-    fail("could not read the settings from ConfigurationSchema.swift / APNsAppConfiguration.swift: "
-         "update scripts/validate-deploy.sh to their new shape")
+# --- Herald's settings: the configuration's JSON Schema (docs/herald.schema.json, written by
+# `herald schema` from the declarations the loader reads through; a test keeps the file current) -----
+import jsonschema
+schema = json.load(open("docs/herald.schema.json"))
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
 
 def snake(name): return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).upper()
-env_names = {f"HERALD_{s.upper()}_{snake(k)}" for s, keys in sections.items() for k in keys}
-env_patterns = [re.compile(r"HERALD_APPS_\d+_(ID|KEYS_\d+_KEY|KEYS_\d+_ROLE)$"),
-                re.compile(r"HERALD_APPS_\d+_APNS_(%s)$" % "|".join(snake(n) for n in apns_names)),
-                re.compile(r"HERALD_APPS_\d+_WEBHOOK_(%s)$" % "|".join(snake(n) for n in webhook_names))] + [
-                re.compile(r"HERALD_APPS_\d+_%s_(%s)$" % (snake(block), "|".join(snake(n) for n in names)))
-                for block, names in provider_names.items()]
+def env_shapes(node, prefix):
+    """Every HERALD_* name the schema allows, N for a list index."""
+    if node.get("type") == "object":
+        for key, child in node.get("properties", {}).items():
+            if not key.startswith("$"):
+                yield from env_shapes(child, f"{prefix}_{snake(key)}")
+    elif node.get("type") == "array" and node["items"].get("type") == "object":
+        yield from env_shapes(node["items"], f"{prefix}_N")
+    elif node.get("type") == "array":
+        yield f"{prefix}_N"
+    else:
+        yield prefix
+env_names = set(env_shapes(schema, "HERALD"))
+if not {"HERALD_HTTP_PORT", "HERALD_APPS_N_APNS_TOPIC", "HERALD_APPS_N_KEYS_N_ROLE"} <= env_names:
+    fail("docs/herald.schema.json does not have the settings expected: regenerate it with `herald schema`")
 def check_env(where, name):
-    if name.startswith("HERALD_") and name not in env_names and not any(p.match(name) for p in env_patterns):
+    shape = "_".join("N" if part.isdigit() else part for part in name.split("_"))
+    if name.startswith("HERALD_") and shape not in env_names:
         fail(f"{where}: {name} is not a Herald setting (Herald refuses to start with it)")
 
 def check_config(where, text):
@@ -100,26 +94,10 @@ def check_config(where, text):
         config = json.loads(text)
     except ValueError as e:
         return fail(f"{where}: not JSON: {e}")
-    def known(obj, allowed, path):
-        for key, value in obj.items():
-            if key.startswith("//"):
-                continue
-            if key not in allowed:
-                fail(f"{where}: unknown setting {path}{key}")
-            elif isinstance(allowed, dict) and isinstance(allowed[key], set) and not isinstance(value, dict):
-                fail(f"{where}: {path}{key} must be an object")
-            elif isinstance(allowed, dict) and isinstance(allowed[key], set):
-                known(value, allowed[key], f"{path}{key}.")
-    known({k: v for k, v in config.items() if k != "apps"}, {s: keys for s, keys in sections.items()}, "")
-    apps = config.get("apps")
-    if not isinstance(apps, list) or not apps:
+    for error in validator.iter_errors(config):
+        fail(f"{where}: {'.'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}")
+    if not config.get("apps"):
         return fail(f"{where}: no apps (Herald refuses a configuration file that defines none)")
-    for i, app in enumerate(apps):
-        known(app, {"id": None, "keys": None, "apns": apns_names, "webhook": webhook_names, **provider_names}, f"apps.{i}.")
-        for key in app.get("keys", []):
-            known(key, {"key": None, "role": None}, f"apps.{i}.keys.")
-            if key.get("role") not in ("client", "server", "admin"):
-                fail(f"{where}: apps.{i}: unknown role {key.get('role')!r}")
     return config
 
 for path in sorted(glob.glob("deploy/*.json") + glob.glob("deploy/compose/*.json")):

@@ -9,7 +9,9 @@ public struct WebhookTarget: Sendable, Equatable {
     /// How long one POST may take, connection included.
     public var timeoutMilliseconds: Int
 
-    public init(url: String, secret: String, caFile: String? = nil, timeoutMilliseconds: Int = 10_000) {
+    public static let defaultTimeoutMilliseconds = 10_000
+
+    public init(url: String, secret: String, caFile: String? = nil, timeoutMilliseconds: Int = defaultTimeoutMilliseconds) {
         self.url = url
         self.secret = secret
         self.caFile = caFile

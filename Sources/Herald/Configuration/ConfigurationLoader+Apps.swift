@@ -39,7 +39,8 @@ extension ConfigurationLoader {
                 fcm: try read(FCMAppConfiguration.self, settings, app: index, id: id),
                 deviceCheck: try read(DeviceCheckAppConfiguration.self, settings, app: index, id: id),
                 webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id))
-            while let origin = settings.string("apps.\(index).cors.allowedOrigins.\(app.allowedOrigins.count)") {
+            let cors = SettingValues(ConfigurationDeclarations.cors, path: "apps.\(index).cors") { settings.string($0, secret: $1) }
+            for origin in cors.list("allowedOrigins") {
                 guard let normalized = CORSPolicy.normalizedOrigin(origin) else {
                     throw ConfigurationError(
                         "configuration: app '\(id)' cors.allowedOrigins: '\(origin)' is not an origin "
@@ -54,24 +55,24 @@ extension ConfigurationLoader {
 
     /// An app's `webhook` block: `url` and `secret` (or `secretFile`) both, or neither.
     static func readWebhook(_ settings: Settings, prefix: String, app: String) throws(ConfigurationError) -> WebhookTarget? {
-        func fail(_ message: String) -> ConfigurationError { ConfigurationError("configuration: app '\(app)' webhook: \(message)") }
-        let url = settings.string("\(prefix).url").flatMap { $0.isEmpty ? nil : $0 }
-        var secret = settings.string("\(prefix).secret", secret: true).flatMap { $0.isEmpty ? nil : $0 }
-        if secret == nil, let file = settings.string("\(prefix).secretFile") {
-            guard let contents = FileManager.default.contents(atPath: file) else { throw fail("secretFile '\(file)' cannot be read") }
-            secret = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let values = SettingValues(ConfigurationDeclarations.webhook, path: prefix) { settings.string($0, secret: $1) }
+        do throws(SettingError) {
+            var secret = values.given("secret")
+            if secret == nil, let file = try values.string("secretFile") { secret = try Self.secret(in: file, key: "secretFile") }
+            let caFile = try values.string("caFile")
+            let timeout = values.given("timeoutSeconds") != nil ? try values.integer("timeoutSeconds") : nil
+            guard let url = values.given("url") else {
+                if secret != nil || caFile != nil || timeout != nil { throw SettingError("url is missing (\(prefix).url)") }
+                return nil
+            }
+            guard let secret else { throw SettingError("secret is missing (\(prefix).secret or \(prefix).secretFile)") }
+            if let problem = WebhookTarget.problem(url: url, secret: secret) { throw SettingError(problem) }
+            return WebhookTarget(
+                url: url, secret: secret, caFile: caFile,
+                timeoutMilliseconds: (timeout ?? WebhookTarget.defaultTimeoutMilliseconds / 1000) * 1000)
+        } catch {
+            throw ConfigurationError("configuration: app '\(app)' webhook: \(error.message)")
         }
-        let caFile = settings.string("\(prefix).caFile").flatMap { $0.isEmpty ? nil : $0 }
-        let timeout = try settings.integer("\(prefix).timeoutSeconds")
-        guard let url else {
-            if secret != nil || caFile != nil || timeout != nil { throw fail("url is missing (\(prefix).url)") }
-            return nil
-        }
-        guard let secret else { throw fail("secret is missing (\(prefix).secret or \(prefix).secretFile)") }
-        if let problem = WebhookTarget.problem(url: url, secret: secret) { throw fail(problem) }
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) { throw fail("caFile '\(caFile)' cannot be read") }
-        if let timeout, !(1...300).contains(timeout) { throw fail("timeoutSeconds must be between 1 and 300") }
-        return WebhookTarget(url: url, secret: secret, caFile: caFile, timeoutMilliseconds: (timeout ?? 10) * 1000)
     }
 
     /// The app blocks that modules own, each read from its own declaration. A new push service adds

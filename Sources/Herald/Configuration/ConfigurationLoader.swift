@@ -64,48 +64,54 @@ public enum ConfigurationLoader {
 
     static func read(_ settings: Settings) throws(ConfigurationError) -> HeraldConfiguration {
         var configuration = HeraldConfiguration()
-        configuration.http.host = settings.string("http.host") ?? configuration.http.host
-        if let port = try settings.integer("http.port") {
-            guard (0...65535).contains(port) else { throw ConfigurationError("configuration: http.port \(port) is not a port number") }
-            configuration.http.port = port
+        let http = settings.block("http", ConfigurationDeclarations.http)
+        try settings.checked("http") { () throws(SettingError) in
+            configuration.http.host = try http.string("host") ?? configuration.http.host
+            configuration.http.port = try http.integer("port") ?? configuration.http.port
+            configuration.http.drainSeconds = try http.number("drainSeconds") ?? configuration.http.drainSeconds
+            configuration.http.idleTimeoutSeconds = try http.number("idleTimeoutSeconds") ?? configuration.http.idleTimeoutSeconds
+            configuration.http.maxConnections = try http.integer("maxConnections") ?? configuration.http.maxConnections
         }
-        if let drain = try settings.number("http.drainSeconds", in: 0...300) { configuration.http.drainSeconds = drain }
-        if let idle = try settings.number("http.idleTimeoutSeconds", in: 0.1...3600) { configuration.http.idleTimeoutSeconds = idle }
-        if let cap = try settings.integer("http.maxConnections", in: 1...1_000_000) { configuration.http.maxConnections = cap }
         configuration.metrics = try readMetrics(settings, http: configuration.http)
         configuration.database = try readDatabase(settings) ?? configuration.database
-        if let limit = try settings.integer("database.writeQueueLimit", in: 1...1_000_000) { configuration.writeQueueLimit = limit }
-        if let interval = try settings.number("sweeper.intervalSeconds") {
-            guard interval >= 0 else { throw ConfigurationError("configuration: sweeper.intervalSeconds must not be negative") }
-            configuration.sweeper.intervalSeconds = interval
+        let database = settings.block("database", ConfigurationDeclarations.database)
+        try settings.checked("database") { () throws(SettingError) in
+            configuration.writeQueueLimit = try database.integer("writeQueueLimit") ?? configuration.writeQueueLimit
         }
-        if let batch = try settings.integer("sweeper.batchSize", in: 1...100_000) { configuration.sweeper.batchSize = batch }
-        if let days = try settings.number("sweeper.emptyChannelDays", in: 0...3650) { configuration.sweeper.emptyChannelDays = days }
-        configuration.dispatcher = try readDispatcher(settings)
-        if let value = try settings.integer("dispatcher.maxAttempts", in: 1...20) { configuration.retries.apns.maxAttempts = value }
-        if let enabled = settings.string("history.enabled") {
-            switch enabled.lowercased() {
-            case "true": configuration.dispatcher.recordHistory = true
-            case "false": configuration.dispatcher.recordHistory = false
-            default: throw ConfigurationError("configuration: history.enabled must be true or false, not '\(enabled)'")
-            }
+        let sweeper = settings.block("sweeper", ConfigurationDeclarations.sweeper)
+        try settings.checked("sweeper") { () throws(SettingError) in
+            configuration.sweeper.intervalSeconds = try sweeper.number("intervalSeconds") ?? configuration.sweeper.intervalSeconds
+            configuration.sweeper.batchSize = try sweeper.integer("batchSize") ?? configuration.sweeper.batchSize
+            configuration.sweeper.emptyChannelDays = try sweeper.number("emptyChannelDays") ?? configuration.sweeper.emptyChannelDays
         }
-        if let level = settings.string("log.level") {
-            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-                let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ConfigurationError("configuration: log.level must be one of \(names), not '\(level)'")
-            }
-            configuration.log.level = parsed
+        let dispatcher = settings.block("dispatcher", ConfigurationDeclarations.dispatcher)
+        try settings.checked("dispatcher") { () throws(SettingError) in
+            var read = configuration.dispatcher
+            read.pageSize = try dispatcher.integer("pageSize") ?? read.pageSize
+            read.maxOpenPages = try dispatcher.integer("maxOpenPages") ?? read.maxOpenPages
+            read.maxConcurrentMessages = try dispatcher.integer("maxConcurrentMessages") ?? read.maxConcurrentMessages
+            read.pollIntervalSeconds = try dispatcher.number("pollIntervalSeconds") ?? read.pollIntervalSeconds
+            read.leaseSeconds = try dispatcher.number("leaseSeconds") ?? read.leaseSeconds
+            read.maxSlices = try dispatcher.integer("maxSlices") ?? read.maxSlices
+            read.sliceSize = try dispatcher.integer("sliceSize") ?? read.sliceSize
+            configuration.dispatcher = read
+            configuration.retries.apns.maxAttempts = try dispatcher.integer("maxAttempts") ?? configuration.retries.apns.maxAttempts
         }
-        if let format = settings.string("log.format") {
-            guard let parsed = LogSettings.Format(rawValue: format.lowercased()) else {
-                throw ConfigurationError("configuration: log.format must be text or json, not '\(format)'")
-            }
-            configuration.log.format = parsed
+        let history = settings.block("history", ConfigurationDeclarations.history)
+        try settings.checked("history") { () throws(SettingError) in
+            configuration.dispatcher.recordHistory = try history.boolean("enabled") ?? configuration.dispatcher.recordHistory
+            configuration.history.days = try history.integer("days") ?? configuration.history.days
+            configuration.history.maxPerDevice = try history.integer("maxPerDevice") ?? configuration.history.maxPerDevice
         }
-        if let days = try settings.integer("messages.retentionDays", in: 1...3650) { configuration.messageRetentionDays = days }
-        if let days = try settings.integer("history.days", in: 1...3650) { configuration.history.days = days }
-        if let count = try settings.integer("history.maxPerDevice", in: 1...100_000) { configuration.history.maxPerDevice = count }
+        let log = settings.block("log", ConfigurationDeclarations.log)
+        try settings.checked("log") { () throws(SettingError) in
+            if let level = try log.string("level").flatMap(Logger.Level.init(rawValue:)) { configuration.log.level = level }
+            if let format = try log.string("format").flatMap(LogSettings.Format.init(rawValue:)) { configuration.log.format = format }
+        }
+        let messages = settings.block("messages", ConfigurationDeclarations.messages)
+        try settings.checked("messages") { () throws(SettingError) in
+            configuration.messageRetentionDays = try messages.integer("retentionDays") ?? configuration.messageRetentionDays
+        }
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration
@@ -115,48 +121,50 @@ public enum ConfigurationLoader {
     /// (`bearerToken`, i.e. `HERALD_METRICS_BEARER_TOKEN`, or `bearerTokenFile`).
     static func readMetrics(_ settings: Settings, http: HeraldConfiguration.HTTP) throws(ConfigurationError) -> HeraldConfiguration.Metrics
     {
+        let values = settings.block("metrics", ConfigurationDeclarations.metrics)
         var metrics = HeraldConfiguration.Metrics()
-        if let enabled = settings.string("metrics.enabled") {
-            switch enabled.lowercased() {
-            case "true": metrics.enabled = true
-            case "false": metrics.enabled = false
-            default: throw ConfigurationError("configuration: metrics.enabled must be true or false, not '\(enabled)'")
+        try settings.checked("metrics") { () throws(SettingError) in
+            metrics.enabled = try values.boolean("enabled") ?? metrics.enabled
+            if let port = try values.integer("port") {
+                guard port != http.port else {
+                    throw SettingError("port \(port) is http.port too; leave metrics.port out to serve /metrics on the main port")
+                }
+                metrics.port = port
             }
-        }
-        if let port = try settings.integer("metrics.port", in: 1...65535) {
-            guard port != http.port else {
-                throw ConfigurationError(
-                    "configuration: metrics.port \(port) is http.port too; leave metrics.port out to serve /metrics on the main port")
+            if values.given("host") != nil {
+                guard metrics.port != nil else {
+                    throw SettingError("host needs metrics.port (without it /metrics is on the main port)")
+                }
             }
-            metrics.port = port
-        }
-        if let host = settings.string("metrics.host") {
-            guard metrics.port != nil else {
-                throw ConfigurationError("configuration: metrics.host needs metrics.port (without it /metrics is on the main port)")
+            metrics.host = try values.string("host") ?? metrics.host
+            var token = values.given("bearerToken")
+            if token == nil, let file = try values.string("bearerTokenFile") {
+                token = try Self.secret(in: file, key: "bearerTokenFile", trimming: .whitespacesAndNewlines)
             }
-            metrics.host = host
-        }
-        var token = settings.string("metrics.bearerToken", secret: true).flatMap { $0.isEmpty ? nil : $0 }
-        if token == nil, let file = settings.string("metrics.bearerTokenFile") {
-            guard let contents = FileManager.default.contents(atPath: file) else {
-                throw ConfigurationError("configuration: metrics.bearerTokenFile '\(file)' cannot be read")
+            if let token {
+                guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                    throw SettingError("bearerToken must be at least 16 characters, without spaces")
+                }
             }
-            token = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard token?.isEmpty == false else { throw ConfigurationError("configuration: metrics.bearerTokenFile '\(file)' is empty") }
+            metrics.bearerToken = token
         }
-        if let token {
-            guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw ConfigurationError("configuration: metrics.bearerToken must be at least 16 characters, without spaces")
-            }
-        }
-        metrics.bearerToken = token
         return metrics
+    }
+
+    /// The first line of a secret's file (`passwordFile`, `secretFile`, `bearerTokenFile`), which must
+    /// not be empty.
+    static func secret(in file: String, key: String, trimming: CharacterSet = .newlines) throws(SettingError) -> String {
+        guard let contents = FileManager.default.contents(atPath: file) else { throw SettingError("\(key) '\(file)' cannot be read") }
+        let secret = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: trimming)
+        guard !secret.isEmpty else { throw SettingError("\(key) '\(file)' is empty") }
+        return secret
     }
 
     /// `database.*`: the URL; for PostgreSQL also the pool size and a password kept out of the URL
     /// (`database.password`, i.e. `HERALD_DATABASE_PASSWORD`, or `database.passwordFile`).
     static func readDatabase(_ settings: Settings) throws(ConfigurationError) -> DatabaseURL? {
-        guard let text = settings.string("database.url", secret: true) else { return nil }
+        let values = settings.block("database", ConfigurationDeclarations.database)
+        guard let text = values.given("url") else { return nil }
         var url: DatabaseURL
         do {
             url = try DatabaseURL(parsing: text)
@@ -164,44 +172,18 @@ public enum ConfigurationLoader {
             throw ConfigurationError("configuration: \(error.description)")
         }
         guard case .postgres(var location) = url else { return url }
-        if let size = try settings.integer("database.poolSize") {
-            // Two at least: a sweep holds one connection for its lock and works on another.
-            guard (2...1000).contains(size) else { throw ConfigurationError("configuration: database.poolSize must be between 2 and 1000") }
-            location.poolSize = size
-        }
-        if location.password == nil {
-            if let password = settings.string("database.password", secret: true), !password.isEmpty {
-                location.password = password
-            } else if let file = settings.string("database.passwordFile") {
-                guard let contents = FileManager.default.contents(atPath: file) else {
-                    throw ConfigurationError("configuration: database.passwordFile '\(file)' cannot be read")
+        try settings.checked("database") { () throws(SettingError) in
+            location.poolSize = try values.integer("poolSize") ?? location.poolSize
+            if location.password == nil {
+                if let password = values.given("password") {
+                    location.password = password
+                } else if let file = try values.string("passwordFile") {
+                    location.password = try Self.secret(in: file, key: "passwordFile")
                 }
-                let password = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .newlines)
-                guard !password.isEmpty else { throw ConfigurationError("configuration: database.passwordFile '\(file)' is empty") }
-                location.password = password
             }
         }
         url = .postgres(location)
         return url
-    }
-
-    /// `dispatcher.*` but `maxAttempts` (the providers' retry policies): how fan-outs page and checkpoint.
-    static func readDispatcher(_ settings: Settings) throws(ConfigurationError) -> DispatcherSettings {
-        var dispatcher = DispatcherSettings()
-        func integer(_ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-            try settings.integer("dispatcher.\(name)", in: range)
-        }
-        func seconds(_ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
-            try settings.number("dispatcher.\(name)", in: range, unit: " seconds")
-        }
-        if let value = try integer("pageSize", 1...10_000) { dispatcher.pageSize = value }
-        if let value = try integer("maxOpenPages", 1...1000) { dispatcher.maxOpenPages = value }
-        if let value = try integer("maxConcurrentMessages", 1...64) { dispatcher.maxConcurrentMessages = value }
-        if let value = try seconds("pollIntervalSeconds", 0.01...60) { dispatcher.pollIntervalSeconds = value }
-        if let value = try seconds("leaseSeconds", 1...3600) { dispatcher.leaseSeconds = value }
-        if let value = try integer("maxSlices", 1...256) { dispatcher.maxSlices = value }
-        if let value = try integer("sliceSize", 1...10_000_000) { dispatcher.sliceSize = value }
-        return dispatcher
     }
 
     static func readJSON(_ path: String) throws(ConfigurationError) -> JSONValue {

@@ -14,36 +14,28 @@ indirect enum ConfigurationSchema: Sendable {
     /// Every element must be there: a `null` in a list would make the loader stop reading at it.
     case list(of: ConfigurationSchema)
 
-    /// Everything `ConfigurationLoader` reads. Add a key here when the loader learns to read it.
-    static let file: ConfigurationSchema = .object([
-        "http": .values("host", "port", "drainSeconds", "idleTimeoutSeconds", "maxConnections"),
-        "metrics": .values("enabled", "host", "port", "bearerToken", "bearerTokenFile"),
-        "database": .values("url", "poolSize", "password", "passwordFile", "writeQueueLimit"),
-        "sweeper": .values("intervalSeconds", "batchSize", "emptyChannelDays"),
-        "history": .values("enabled", "days", "maxPerDevice"),
-        "messages": .values("retentionDays"),
-        "log": .values("level", "format"),
-        "dispatcher": .values(
-            "pageSize", "maxOpenPages", "maxConcurrentMessages", "pollIntervalSeconds",
-            "leaseSeconds", "maxAttempts", "maxSlices", "sliceSize"),
-        "apps": .list(
-            of: .object(
-                [
-                    "id": .value,
-                    "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
-                    "webhook": .values("url", "secret", "secretFile", "caFile", "timeoutSeconds"),
-                    "cors": .object(["allowedOrigins": .list(of: .value)]),
-                ].merging(ConfigurationLoader.appBlocks.map { ($0.key, .values($0.settings.map(\.key))) }) { known, _ in known },
-                required: ["id", "keys"])),
-    ])
+    /// Everything `ConfigurationLoader` reads, from the blocks' declarations (`ConfigurationDeclarations`
+    /// for Herald's own, `ConfigurationLoader.appBlocks` for the modules'); only the apps' `id` and `keys`
+    /// are stated here.
+    static let file: ConfigurationSchema = {
+        var apps: [String: ConfigurationSchema] = [
+            "id": .value,
+            "keys": .list(of: .object(["key": .value, "role": .value], required: ["key", "role"])),
+        ]
+        for (key, settings) in ConfigurationDeclarations.appBlocks { apps[key] = block(settings) }
+        for module in ConfigurationLoader.appBlocks { apps[module.key] = block(module.settings) }
+        var root = Dictionary(uniqueKeysWithValues: ConfigurationDeclarations.blocks.map { ($0.key, block($0.settings)) })
+        root["apps"] = .list(of: .object(apps, required: ["id", "keys"]))
+        return .object(root)
+    }()
 
-    static func values(_ names: String...) -> ConfigurationSchema { values(names) }
-
-    static func values(_ names: [String]) -> ConfigurationSchema {
-        .object(Dictionary(uniqueKeysWithValues: names.map { ($0, .value) }))
+    /// A block of declared settings: a list setting holds values, any other is one value.
+    static func block(_ settings: [Setting]) -> ConfigurationSchema {
+        .object(Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0.kind == .list ? .list(of: .value) : .value) }))
     }
 
-    static func isComment(_ key: String) -> Bool { key.hasPrefix("//") }
+    /// A comment (`//…`), or the file's `$schema` (which an editor reads; `herald schema` writes it).
+    static func isComment(_ key: String) -> Bool { key.hasPrefix("//") || key == "$schema" }
 
     /// `HERALD_*` variables that are not settings: read by the build,
     /// the tests and the benchmarks.

@@ -9,7 +9,8 @@ import HeraldStore
 import HeraldWebhooks
 import Logging
 
-/// Typed reads over string-valued settings, with errors that name the setting.
+/// The configuration's values as strings (flags over `HERALD_*` over the file), and each block's values
+/// read through its declarations (`SettingValues`), with errors that name the block and the setting.
 struct Settings {
     let reader: ConfigReader
 
@@ -17,37 +18,17 @@ struct Settings {
         reader.string(forKey: ConfigKey(key), isSecret: secret)
     }
 
-    func integer(_ key: String) throws(ConfigurationError) -> Int? {
-        guard let text = string(key) else { return nil }
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
-            throw ConfigurationError("configuration: \(key) must be a whole number, not '\(text)'")
-        }
-        return value
+    /// A top-level block's values, read through its declarations.
+    func block(_ key: String, _ declared: [Setting]) -> SettingValues {
+        SettingValues(declared, path: key) { key, secret in string(key, secret: secret) }
     }
 
-    /// A whole number that must lie in `range`; the error names the setting and the range.
-    func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-        guard let value = try integer(key) else { return nil }
-        guard range.contains(value) else {
-            throw ConfigurationError("configuration: \(key) must be between \(range.lowerBound) and \(range.upperBound)")
+    /// Runs `read`, naming the block in its error (`configuration: history.days must be between 1 and 3650`).
+    func checked(_ block: String, _ read: () throws(SettingError) -> Void) throws(ConfigurationError) {
+        do {
+            try read()
+        } catch {
+            throw ConfigurationError("configuration: \(block).\(error.message)")
         }
-        return value
-    }
-
-    /// A number that must lie in `range`; the error names the setting, the range and its `unit`.
-    func number(_ key: String, in range: ClosedRange<Double>, unit: String = "") throws(ConfigurationError) -> Double? {
-        guard let value = try number(key) else { return nil }
-        guard range.contains(value) else {
-            throw ConfigurationError("configuration: \(key) must be between \(range.lowerBound) and \(range.upperBound)\(unit)")
-        }
-        return value
-    }
-
-    func number(_ key: String) throws(ConfigurationError) -> Double? {
-        guard let text = string(key) else { return nil }
-        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
-            throw ConfigurationError("configuration: \(key) must be a number, not '\(text)'")
-        }
-        return value
     }
 }

@@ -22,6 +22,8 @@ public struct Setting: Sendable {
         case file
         /// An `http://` or `https://` URL.
         case url
+        /// A list of texts (`allowedOrigins: [...]`; `_0`, `_1`, … in the environment).
+        case list
     }
 
     public let key: String
@@ -86,14 +88,26 @@ public struct SettingValues {
         let setting = setting(key)
         guard let value = given(key) else { return setting.defaultValue }
         switch setting.kind {
-        case .choice(let words) where !words.contains(value):
-            throw SettingError("unknown \(key) '\(value)' (expected \(Self.list(words)))")
+        case .choice(let words):
+            // Any case, answered as declared.
+            guard let word = words.first(where: { $0.lowercased() == value.lowercased() }) else {
+                throw SettingError("\(key) must be one of \(Self.list(words)), not '\(value)'")
+            }
+            return word
         case .url where !(value.hasPrefix("https://") || value.hasPrefix("http://")):
             throw SettingError("\(key) must be an http(s) URL")
         case .file where !FileManager.default.isReadableFile(atPath: value):
             throw SettingError("\(key) '\(value)' cannot be read")
         default: return value
         }
+    }
+
+    /// A list setting's texts in order (empty when not given).
+    public func list(_ key: String) -> [String] {
+        let setting = setting(key)
+        var items: [String] = []
+        while let item = lookup("\(path).\(key).\(items.count)", setting.secret) { items.append(item) }
+        return items
     }
 
     public func integer(_ key: String) throws(SettingError) -> Int? {

@@ -94,10 +94,11 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var sslMode: SSLMode
     /// Connections in the pool (`database.poolSize`).
     public var poolSize: Int
+    public static let defaultPoolSize = 16
 
     public init(
         host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
-        sslMode: SSLMode = .prefer, poolSize: Int = 16
+        sslMode: SSLMode = .prefer, poolSize: Int = defaultPoolSize
     ) {
         self.host = host
         self.port = port
@@ -118,7 +119,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else { throw invalid("names no database (postgres://user@host/DATABASE)") }
         var sslMode = SSLMode.prefer
-        var poolSize = 16
+        var poolSize = Self.defaultPoolSize
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":

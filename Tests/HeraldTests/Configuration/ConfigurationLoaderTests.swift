@@ -292,7 +292,10 @@ import Testing
             (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "/nonexistent/k.p8"}"#, "/nonexistent/k.p8"),
             (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "\#(FixtureFiles.caFile)"}"#, "not a P-256 private key"),
             (#"{"environment": "custom", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#, "needs a url"),
-            (#"{"environment": "staging", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#, "unknown environment 'staging'"),
+            (
+                #"{"environment": "staging", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#,
+                "environment must be one of production, development or custom, not 'staging'"
+            ),
             (
                 #"{"environment": "custom", "url": "https://localhost:1", "caFile": "/nonexistent/ca.crt", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(key)"}"#,
                 "caFile '/nonexistent/ca.crt' cannot be read"
@@ -462,7 +465,7 @@ import Testing
         let cases: [(String, String)] = [
             (
                 #"{"environment": "staging", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#,
-                "unknown environment 'staging'"
+                "environment must be one of production, development or custom, not 'staging'"
             ),
             (#"{"environment": "custom", "topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "needs a url"),
             (#"{"teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)"}"#, "topic"),

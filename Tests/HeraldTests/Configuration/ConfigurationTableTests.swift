@@ -28,11 +28,18 @@ import Testing
         return defaults
     }
 
-    @Test func everyDeclaredAppSettingHasARowWithItsDefault() throws {
+    /// Every declared block with the path its rows use (`http`, `apps[].webhook`, `apps[].apns`).
+    static var declaredBlocks: [(path: String, settings: [Setting])] {
+        ConfigurationDeclarations.blocks.map { ($0.key, $0.settings) }
+            + ConfigurationDeclarations.appBlocks.map { ("apps[].\($0.key)", $0.settings) }
+            + ConfigurationLoader.appBlocks.map { ("apps[].\($0.key)", $0.settings) }
+    }
+
+    @Test func everyDeclaredSettingHasARowWithItsDefault() throws {
         let documented = try Self.documentedDefaults()
-        for block in ConfigurationLoader.appBlocks {
-            for setting in block.settings {
-                let key = "apps[].\(block.key).\(setting.key)"
+        for (path, settings) in Self.declaredBlocks {
+            for setting in settings {
+                let key = "\(path).\(setting.key)"
                 guard let given = documented[key] else {
                     Issue.record("docs/configuration.md has no row for \(key)")
                     continue
@@ -41,6 +48,15 @@ import Testing
                     #expect(given.contains("`\(value)`"), "\(key): the table says \(given), the declaration \(value)")
                 }
             }
+        }
+    }
+
+    /// And the other way: a row names only settings that are declared (or the apps' `id` and `keys`).
+    @Test func everyRowNamesADeclaredSetting() throws {
+        let declared = Set(Self.declaredBlocks.flatMap { block in block.settings.map { "\(block.path).\($0.key)" } })
+            .union(["apps[].id", "apps[].keys[].key", "apps[].keys[].role"])
+        for key in try Self.documentedDefaults().keys.sorted() where key.contains(".") && !key.contains(" ") {
+            #expect(declared.contains(key), "docs/configuration.md documents \(key), which no block declares")
         }
     }
 }
