@@ -149,12 +149,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Webhook events out: signing, retry policy and a libcurl easy-handle sender.
+        // Webhook events out, all of their delivery: WebhookService (claims the store's outbox, posts,
+        // retries), signing, retry policy, targets and a libcurl easy-handle sender.
         .target(
             name: "HeraldWebhooks",
             dependencies: [
+                "HeraldCore",
+                "HeraldStore",
                 "HeraldCurl",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
-import HeraldWebhooks
+
 import Logging
 import ServiceLifecycle
 
@@ -108,12 +108,5 @@ public struct WebhookService: Service {
             // The lease runs out and the event is claimed again.
             logger.error("webhook outbox could not be updated", metadata: metadata.merging(["herald.error": "\(error)"]) { $1 })
         }
-    }
-}
-
-extension EventOutbox {
-    /// The apps of `apps` that have a webhook: changes in them write events.
-    public static func forApps(_ apps: [AppConfiguration]) -> EventOutbox {
-        EventOutbox(apps: Set(apps.filter { $0.webhook != nil }.map(\.id)))
     }
 }
