@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldStore
-
 import Logging
 import ServiceLifecycle
 

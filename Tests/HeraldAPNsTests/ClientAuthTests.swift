@@ -51,7 +51,7 @@ import Testing
         let client = try Fixtures.client(for: mock, connections: 1, clock: clientClock)
         defer { client.shutdown() }
         let outcome = await client.send(Fixtures.notification(1))
-        #expect(outcome.reason == .expiredProviderToken)
+        #expect(outcome.reason == .known(.expiredProviderToken))
         #expect(mock.stats().byReason["ExpiredProviderToken"] == 2)
         guard case .abort = APNsRetryPolicy().decide(outcome, attempt: 1) else {
             Issue.record("a token still expired after re-signing must abort")
@@ -66,7 +66,7 @@ import Testing
         let client = try Fixtures.client(for: mock, credentials: .token(Fixtures.signingKey("ROGUEKEY01")))
         defer { client.shutdown() }
         let outcome = await client.send(Fixtures.notification(1))
-        #expect(outcome.reason == .invalidProviderToken)
+        #expect(outcome.reason == .known(.invalidProviderToken))
         guard case .abort = APNsRetryPolicy().decide(outcome, attempt: 1) else {
             Issue.record("bad credentials must abort")
             try await mock.shutdown()
@@ -79,7 +79,7 @@ import Testing
         let mock = try await Fixtures.mock(.cleartext)
         let client = try Fixtures.client(for: mock, credentials: .token(Fixtures.signingKey(Fixtures.keyID, team: "OTHERTEAM1")))
         defer { client.shutdown() }
-        #expect(await client.send(Fixtures.notification(1)).reason == .invalidProviderToken)
+        #expect(await client.send(Fixtures.notification(1)).reason == .known(.invalidProviderToken))
         try await mock.shutdown()
     }
 }

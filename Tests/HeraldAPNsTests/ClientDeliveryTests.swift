@@ -58,7 +58,7 @@ import Testing
         defer { client.shutdown() }
         // ExpiredProviderToken makes the client re-sign and retry at once, which this mock (like
         // APNs) answers with TooManyProviderTokenUpdates; ClientAuthTests covers a real expiry.
-        let reasons = APNsReason.known.filter { $0 != .expiredProviderToken }
+        let reasons = APNsReason.allKnown.filter { $0 != .known(.expiredProviderToken) }
         for (index, reason) in reasons.enumerated() {
             let timestamp: Int64? = reason.status == 410 ? 1_700_000_000_000 + Int64(index) : nil
             mock.script(token: Fixtures.token(100 + index), .reject(status: reason.status!, reason: reason.name, timestamp: timestamp))
@@ -94,7 +94,7 @@ import Testing
         // A topic the mock does not know.
         let otherTopic = await client.send(
             APNsNotification(deviceToken: Fixtures.token(4), payload: Fixtures.payload, topic: "com.example.other"))
-        #expect(otherTopic.reason == .topicDisallowed)
+        #expect(otherTopic.reason == .known(.topicDisallowed))
         #expect(APNsRetryPolicy().decide(otherTopic, attempt: 1) == .abort("APNs rejected the app's topic: TopicDisallowed"))
         try await mock.shutdown()
     }
@@ -104,10 +104,10 @@ import Testing
         let client = try Fixtures.client(for: mock)
         defer { client.shutdown() }
         let huge = APNsPayload(string: #"{"a":""# + String(repeating: "x", count: 4100) + #""}"#)
-        #expect(await client.send(Fixtures.notification(1, payload: huge)) == .rejectedLocally(.payloadTooLarge))
+        #expect(await client.send(Fixtures.notification(1, payload: huge)) == .rejectedLocally(.known(.payloadTooLarge)))
         #expect(
             await client.send(APNsNotification(deviceToken: "not-hex", payload: Fixtures.payload, topic: Fixtures.topic))
-                == .rejectedLocally(.badDeviceToken))
+                == .rejectedLocally(.known(.badDeviceToken)))
         #expect(mock.stats().requests == 0)
         try await mock.shutdown()
     }

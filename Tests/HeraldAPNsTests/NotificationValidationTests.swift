@@ -24,30 +24,30 @@ import Testing
     }
 
     @Test func tokensMustBeHex() {
-        #expect(notification(token: "").localRejection() == .missingDeviceToken)
-        #expect(notification(token: "xyz").localRejection() == .badDeviceToken)
-        #expect(notification(token: "ab/../cd").localRejection() == .badDeviceToken)
+        #expect(notification(token: "").localRejection() == .known(.missingDeviceToken))
+        #expect(notification(token: "xyz").localRejection() == .known(.badDeviceToken))
+        #expect(notification(token: "ab/../cd").localRejection() == .known(.badDeviceToken))
     }
 
     @Test func payloadLimitsFollowThePushType() {
         let filler = { (count: Int) in #"{"a":""# + String(repeating: "x", count: count - 8) + #""}"# }
         #expect(filler(4096).utf8.count == 4096)
         #expect(notification(payload: filler(4096)).localRejection() == nil)
-        #expect(notification(payload: filler(4097)).localRejection() == .payloadTooLarge)
+        #expect(notification(payload: filler(4097)).localRejection() == .known(.payloadTooLarge))
         #expect(notification(payload: filler(5120), pushType: .voip).localRejection() == nil)
-        #expect(notification(payload: filler(5121), pushType: .voip).localRejection() == .payloadTooLarge)
-        #expect(notification(payload: "").localRejection() == .payloadEmpty)
+        #expect(notification(payload: filler(5121), pushType: .voip).localRejection() == .known(.payloadTooLarge))
+        #expect(notification(payload: "").localRejection() == .known(.payloadEmpty))
     }
 
     @Test func collapseIDIsAtMost64Bytes() {
         #expect(notification(collapseID: String(repeating: "c", count: 64)).localRejection() == nil)
-        #expect(notification(collapseID: String(repeating: "c", count: 65)).localRejection() == .badCollapseId)
+        #expect(notification(collapseID: String(repeating: "c", count: 65)).localRejection() == .known(.badCollapseId))
         // Bytes, not characters: 22 three-byte characters are 66 bytes.
-        #expect(notification(collapseID: String(repeating: "€", count: 22)).localRejection() == .badCollapseId)
+        #expect(notification(collapseID: String(repeating: "€", count: 22)).localRejection() == .known(.badCollapseId))
     }
 
     @Test func backgroundPushesArePowerAware() {
-        #expect(notification(pushType: .background, priority: .immediate).localRejection() == .badPriority)
+        #expect(notification(pushType: .background, priority: .immediate).localRejection() == .known(.badPriority))
         #expect(notification(pushType: .background, priority: .powerConsiderate).localRejection() == nil)
         let unset = notification(pushType: .background)
         #expect(unset.localRejection() == nil)

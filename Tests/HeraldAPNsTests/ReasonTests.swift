@@ -5,11 +5,11 @@ import Testing
 
 @Suite struct ReasonTests {
     @Test func everyKnownReasonRoundTripsByName() {
-        for reason in APNsReason.known {
+        for reason in APNsReason.allKnown {
             #expect(APNsReason(reason.name) == reason)
             #expect(reason.status != nil)
         }
-        #expect(APNsReason.known.count == 31)
+        #expect(APNsReason.allKnown.count == 31)
     }
 
     @Test func anUnknownReasonIsKeptNotLost() {
@@ -22,7 +22,7 @@ import Testing
             of: CurlCompletion(
                 code: 0, status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8),
                 headers: ["apns-id": "id-1"], errorText: ""))
-        #expect(gone == .rejected(APNsResponse(status: 410, apnsID: "id-1", reason: .unregistered, timestamp: 1_700_000_000_123)))
+        #expect(gone == .rejected(APNsResponse(status: 410, apnsID: "id-1", reason: .known(.unregistered), timestamp: 1_700_000_000_123)))
         let odd = APNsClient.outcome(
             of: CurlCompletion(code: 0, status: 400, body: Array("not json".utf8), errorText: ""))
         #expect(odd == .rejected(APNsResponse(status: 400)))

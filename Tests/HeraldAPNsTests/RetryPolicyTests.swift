@@ -16,7 +16,7 @@ struct FixedRandom: RandomNumberGenerator {
     /// What each documented reason must lead to on a first attempt.
     enum Expected: Equatable { case retry, removeToken, deactivate, abort, fail }
 
-    static let table: [APNsReason: Expected] = [
+    static let table: [APNsReason.Known: Expected] = [
         .badCollapseId: .fail, .badDeviceToken: .deactivate, .badExpirationDate: .fail, .badMessageId: .fail,
         .badPriority: .fail, .badTopic: .abort, .deviceTokenNotForTopic: .deactivate, .duplicateHeaders: .fail,
         .idleTimeout: .retry, .invalidPushType: .fail, .missingDeviceToken: .fail, .missingTopic: .abort,
@@ -40,10 +40,11 @@ struct FixedRandom: RandomNumberGenerator {
     }
 
     @Test func everyDocumentedReasonHasADecision() {
-        #expect(Set(Self.table.keys) == Set(APNsReason.known))
+        #expect(Set(Self.table.keys) == Set(APNsReason.Known.allCases))
         var random = FixedRandom(value: 0)
-        for reason in APNsReason.known {
-            let response = APNsResponse(status: reason.status!, reason: reason, timestamp: reason.status == 410 ? 1_700_000_000_000 : nil)
+        for reason in APNsReason.Known.allCases {
+            let response = APNsResponse(
+                status: reason.status, reason: .known(reason), timestamp: reason.status == 410 ? 1_700_000_000_000 : nil)
             let decision = policy.decide(.rejected(response), attempt: 1, using: &random)
             #expect(Self.kind(decision) == Self.table[reason], "\(reason)")
         }
@@ -51,14 +52,14 @@ struct FixedRandom: RandomNumberGenerator {
 
     @Test func aLocalRejectionIsDecidedLikeTheSameAnswerFromAPNs() {
         var random = FixedRandom(value: 0)
-        for reason in APNsReason.known {
-            let local = policy.decide(.rejectedLocally(reason), attempt: 1, using: &random)
+        for reason in APNsReason.Known.allCases {
+            let local = policy.decide(.rejectedLocally(.known(reason)), attempt: 1, using: &random)
             #expect(Self.kind(local) == Self.table[reason], "\(reason)")
         }
     }
 
     @Test func unregisteredCarriesAPNsTimestamp() {
-        let decision = policy.decide(.rejected(APNsResponse(status: 410, reason: .unregistered, timestamp: 1234)), attempt: 1)
+        let decision = policy.decide(.rejected(APNsResponse(status: 410, reason: .known(.unregistered), timestamp: 1234)), attempt: 1)
         #expect(decision == .removeToken(since: 1234))
     }
 
@@ -67,7 +68,7 @@ struct FixedRandom: RandomNumberGenerator {
     }
 
     @Test func expiredProviderTokenAbortsBecauseTheClientHasAlreadyRetried() {
-        let expired = APNsOutcome.rejected(APNsResponse(status: 403, reason: .expiredProviderToken))
+        let expired = APNsOutcome.rejected(APNsResponse(status: 403, reason: .known(.expiredProviderToken)))
         for attempt in 1...3 {
             guard case .abort = policy.decide(expired, attempt: attempt) else {
                 Issue.record("an expiry that reaches the caller must abort, attempt \(attempt)")
@@ -77,7 +78,7 @@ struct FixedRandom: RandomNumberGenerator {
     }
 
     @Test func backoffDoublesWithEqualJitterAndCaps() {
-        let unavailable = APNsOutcome.rejected(APNsResponse(status: 503, reason: .serviceUnavailable))
+        let unavailable = APNsOutcome.rejected(APNsResponse(status: 503, reason: .known(.serviceUnavailable)))
         var low = FixedRandom(value: 0)
         var high = FixedRandom(value: .max)
         // attempt 1: 200 ms → half fixed (100) + up to 100 random
@@ -101,12 +102,12 @@ struct FixedRandom: RandomNumberGenerator {
 
     @Test func tooManyRequestsBacksOffFromItsOwnStart() {
         var low = FixedRandom(value: 0)
-        let decision = policy.decide(.rejected(APNsResponse(status: 429, reason: .tooManyRequests)), attempt: 1, using: &low)
+        let decision = policy.decide(.rejected(APNsResponse(status: 429, reason: .known(.tooManyRequests))), attempt: 1, using: &low)
         #expect(decision == .retry(after: .seconds(1)))
     }
 
     @Test func retriesStopAtMaxAttempts() {
-        let failure = APNsOutcome.rejected(APNsResponse(status: 500, reason: .internalServerError))
+        let failure = APNsOutcome.rejected(APNsResponse(status: 500, reason: .known(.internalServerError)))
         guard case .retry = policy.decide(failure, attempt: 3) else {
             Issue.record("attempt 3 of 4 should retry")
             return

@@ -86,7 +86,7 @@ public final class APNsClient: Sendable {
             url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), body: notification.payload
         ) { finished in
             let outcome = outcome(of: finished)
-            if let issued, let providerToken, attempt == 1, outcome.reason == .expiredProviderToken {
+            if let issued, let providerToken, attempt == 1, outcome.reason == .known(.expiredProviderToken) {
                 // APNs thinks the token is too old: sign a new one and try once more. Logged only
                 // by the first answer for this token, not by every stream of a burst.
                 if providerToken.expire(issued) {

@@ -5,19 +5,19 @@ extension APNsNotification {
     /// Checked before sending so a bad request never costs a round trip, and so the caller sees
     /// the same typed reason whichever side found the problem.
     public func localRejection() -> APNsReason? {
-        if deviceToken.isEmpty { return .missingDeviceToken }
-        if !deviceToken.utf8.allSatisfy(\.isHexDigit) { return .badDeviceToken }
-        if topic.isEmpty { return .missingTopic }
-        if topic.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .badTopic }
+        if deviceToken.isEmpty { return .known(.missingDeviceToken) }
+        if !deviceToken.utf8.allSatisfy(\.isHexDigit) { return .known(.badDeviceToken) }
+        if topic.isEmpty { return .known(.missingTopic) }
+        if topic.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .known(.badTopic) }
         // Background pushes must be power-aware; left unset, the request says 5 for them.
-        if pushType == .background, let priority, priority != .powerConsiderate { return .badPriority }
-        if let expiration, expiration < 0 { return .badExpirationDate }
+        if pushType == .background, let priority, priority != .powerConsiderate { return .known(.badPriority) }
+        if let expiration, expiration < 0 { return .known(.badExpirationDate) }
         if let collapseID {
-            if collapseID.utf8.count > 64 { return .badCollapseId }
-            if collapseID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return .badCollapseId }
+            if collapseID.utf8.count > 64 { return .known(.badCollapseId) }
+            if collapseID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return .known(.badCollapseId) }
         }
-        if payload.count == 0 { return .payloadEmpty }
-        if payload.count > pushType.maximumPayloadBytes { return .payloadTooLarge }
+        if payload.count == 0 { return .known(.payloadEmpty) }
+        if payload.count > pushType.maximumPayloadBytes { return .known(.payloadTooLarge) }
         return nil
     }
 }

@@ -66,34 +66,42 @@ public struct APNsRetryPolicy: Sendable, Hashable {
         reason: APNsReason?, status: Int?, timestamp: Int64?, attempt: Int, random: inout R
     ) -> APNsDecision {
         switch reason {
-        case .unregistered?, .expiredToken?:
-            return .removeToken(since: timestamp)
-        case .badDeviceToken?, .deviceTokenNotForTopic?:
-            return .deactivateToken
-        case .expiredProviderToken?:
-            // APNsClient has already signed a fresh token and retried once; an expiry that
-            // reaches the caller means the clock or the key is wrong, for every send.
-            return .abort("APNs rejected a freshly signed provider token as expired (check the clock and the key)")
-        case .badCertificate?, .badCertificateEnvironment?, .forbidden?, .invalidProviderToken?,
-            .missingProviderToken?, .unrelatedKeyIdInToken?:
-            return .abort("APNs rejected the app's credentials: \(reason!.name)")
-        case .topicDisallowed?, .badTopic?, .missingTopic?:
-            // Wrong for every token of the app, so it is the app's setting, not this device:
-            // stopping the job beats deactivating a whole channel's devices one by one (the
-            // reference lists TopicDisallowed with the per-token reasons; this is deliberate).
-            return .abort("APNs rejected the app's topic: \(reason!.name)")
-        case .tooManyRequests?:
-            return retry(attempt: attempt, from: tooManyRequestsDelay, because: "TooManyRequests", random: &random)
-        case .tooManyProviderTokenUpdates?, .internalServerError?, .serviceUnavailable?, .shutdown?, .idleTimeout?:
-            return retry(attempt: attempt, from: baseDelay, because: reason!.name, random: &random)
-        case .badCollapseId?, .badExpirationDate?, .badMessageId?, .badPriority?, .duplicateHeaders?,
-            .invalidPushType?, .missingDeviceToken?, .payloadEmpty?, .badPath?, .methodNotAllowed?,
-            .payloadTooLarge?:
-            return .fail("APNs rejected the notification: \(reason!.name)")
+        case .known(let known)?:
+            return decide(known, timestamp: timestamp, attempt: attempt, random: &random)
         case .unknown(let name)?:
             return byStatus(status, because: name, attempt: attempt, random: &random)
         case nil:
             return byStatus(status, because: "status \(status.map(String.init) ?? "none")", attempt: attempt, random: &random)
+        }
+    }
+
+    private func decide<R: RandomNumberGenerator>(
+        _ reason: APNsReason.Known, timestamp: Int64?, attempt: Int, random: inout R
+    ) -> APNsDecision {
+        switch reason {
+        case .unregistered, .expiredToken:
+            return .removeToken(since: timestamp)
+        case .badDeviceToken, .deviceTokenNotForTopic:
+            return .deactivateToken
+        case .expiredProviderToken:
+            // APNsClient has already signed a fresh token and retried once; an expiry that
+            // reaches the caller means the clock or the key is wrong, for every send.
+            return .abort("APNs rejected a freshly signed provider token as expired (check the clock and the key)")
+        case .badCertificate, .badCertificateEnvironment, .forbidden, .invalidProviderToken, .missingProviderToken,
+            .unrelatedKeyIdInToken:
+            return .abort("APNs rejected the app's credentials: \(reason.rawValue)")
+        case .topicDisallowed, .badTopic, .missingTopic:
+            // Wrong for every token of the app, so it is the app's setting, not this device:
+            // stopping the job beats deactivating a whole channel's devices one by one (the
+            // reference lists TopicDisallowed with the per-token reasons; this is deliberate).
+            return .abort("APNs rejected the app's topic: \(reason.rawValue)")
+        case .tooManyRequests:
+            return retry(attempt: attempt, from: tooManyRequestsDelay, because: reason.rawValue, random: &random)
+        case .tooManyProviderTokenUpdates, .internalServerError, .serviceUnavailable, .shutdown, .idleTimeout:
+            return retry(attempt: attempt, from: baseDelay, because: reason.rawValue, random: &random)
+        case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .duplicateHeaders, .invalidPushType,
+            .missingDeviceToken, .payloadEmpty, .badPath, .methodNotAllowed, .payloadTooLarge:
+            return .fail("APNs rejected the notification: \(reason.rawValue)")
         }
     }
 
