@@ -1,4 +1,5 @@
 import CCurl
+import HeraldCore
 
 /// Request header lines as the `curl_slist` curl reads, built by the sender's thread so the loop
 /// thread only hands it over. Many transfers may share one (curl only reads it); it is freed when
@@ -26,4 +27,22 @@ public final class CurlHeaderList: @unchecked Sendable {
     }
 
     deinit { if let list { curl_slist_free_all(list) } }
+}
+
+/// The last header list built, reused while its key stays the same. A fan-out sends one message to many
+/// devices with the same headers, so each provider client builds the lines (and curl's list of them)
+/// once per message and credential, not once per device: APNs keys it by the notification's headers
+/// and the provider token, FCM by the access token.
+public final class CurlHeaderListCache<Key: Hashable & Sendable>: Sendable {
+    private let last = Locked<(key: Key, list: CurlHeaderList)?>(nil)
+
+    public init() {}
+
+    /// The list for `key`: the cached one when the key is the last one's, else `build()`'s, kept.
+    public func list(for key: Key, build: () -> CurlHeaderList) -> CurlHeaderList {
+        if let cached = last.withLock({ $0 }), cached.key == key { return cached.list }
+        let list = build()
+        last.withLock { $0 = (key, list) }
+        return list
+    }
 }

@@ -13,7 +13,7 @@ public final class APNsClient: Sendable {
     public let configuration: APNsClientConfiguration
     private let loop: CurlMultiLoop
     private let providerToken: APNsProviderToken?
-    private let headers = HeaderListCache()
+    private let headers = APNsHeaderLists()
     private let baseURL: String
     private let logger: Logger
 
@@ -69,7 +69,7 @@ public final class APNsClient: Sendable {
     /// then be released (and shut down) by its owner, never by the loop thread finishing a send.
     private static func send(
         _ notification: APNsNotification, attempt: Int, loop: CurlMultiLoop, providerToken: APNsProviderToken?,
-        headers: HeaderListCache, baseURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
+        headers: APNsHeaderLists, baseURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
     ) {
         if let reason = notification.localRejection() {
             completion(.rejectedLocally(reason))

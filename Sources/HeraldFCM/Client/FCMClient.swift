@@ -11,7 +11,8 @@ public final class FCMClient: Sendable {
     /// The access token every send carries; shared so a burst waits for one fetch.
     public let accessToken: FCMAccessToken
     private let loop: CurlMultiLoop
-    private let headers = FCMHeaderListCache()
+    /// The header list of the current access token, built once per token (its serial), not per device.
+    private let headers = CurlHeaderListCache<UInt64>()
     private let sendURL: String
     private let logger: Logger
 
@@ -68,7 +69,7 @@ public final class FCMClient: Sendable {
         var attempt: Int
         var loop: CurlMultiLoop
         var accessToken: FCMAccessToken
-        var headers: FCMHeaderListCache
+        var headers: CurlHeaderListCache<UInt64>
         var url: String
         var logger: Logger
     }
@@ -79,7 +80,12 @@ public final class FCMClient: Sendable {
             case .failure(let error):
                 completion(.failed(error))
             case .success(let issued):
-                let job = CurlJob(url: send.url, headers: send.headers.list(for: issued), body: send.body) { finished in
+                let job = CurlJob(
+                    url: send.url,
+                    headers: send.headers.list(for: issued.serial) {
+                        CurlHeaderList([issued.headerLine, "content-type: application/json", "Accept:"])
+                    }, body: send.body
+                ) { finished in
                     finish(send, issued: issued, outcome: outcome(of: finished), completion: completion)
                 }
                 send.loop.submit(job)

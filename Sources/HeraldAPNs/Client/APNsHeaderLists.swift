@@ -1,13 +1,11 @@
-import HeraldCore
 import HeraldCurl
 import HeraldSigning
 
-/// The last request header list, reused while notifications share every header: a fan-out sends
-/// one message to many tokens, so the lines (and curl's list of them) are built once per message
-/// and provider token instead of once per device. A notification with its own `apns-id` gets a
-/// list of its own.
-final class HeaderListCache: Sendable {
-    private struct Key: Hashable {
+/// APNs's request header lists, through the shared cache: the key is every header a notification
+/// sets and the provider token's issue time. A notification with its own `apns-id` gets a list of
+/// its own.
+struct APNsHeaderLists: Sendable {
+    private struct Key: Hashable, Sendable {
         var pushType: APNsPushType
         var topic: String
         var priority: APNsPriority?
@@ -16,7 +14,7 @@ final class HeaderListCache: Sendable {
         var tokenIssuedAt: Int64?
     }
 
-    private let last = Locked<(key: Key, list: CurlHeaderList)?>(nil)
+    private let cache = CurlHeaderListCache<Key>()
 
     /// The header list for `notification` sent with `token`.
     func list(for notification: APNsNotification, token: APNsProviderToken.Issued?) -> CurlHeaderList {
@@ -24,10 +22,7 @@ final class HeaderListCache: Sendable {
         let key = Key(
             pushType: notification.pushType, topic: notification.topic, priority: notification.priority,
             expiration: notification.expiration, collapseID: notification.collapseID, tokenIssuedAt: token?.issuedAt)
-        if let cached = last.withLock({ $0 }), cached.key == key { return cached.list }
-        let list = Self.build(notification, token)
-        last.withLock { $0 = (key, list) }
-        return list
+        return cache.list(for: key) { Self.build(notification, token) }
     }
 
     private static func build(_ notification: APNsNotification, _ token: APNsProviderToken.Issued?) -> CurlHeaderList {
