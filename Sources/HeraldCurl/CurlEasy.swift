@@ -14,7 +14,7 @@ final class CurlEasy {
     private let captured: [(name: String, prefix: [UInt8])]
     let maxResponseBytes: Int
 
-    init(settings: CurlSettings, sockets: CurlSockets) throws(CurlConfigurationError) {
+    init(settings: CurlOptions, sockets: CurlSockets) throws(CurlConfigurationError) {
         guard let handle = curl_easy_init() else { throw CurlConfigurationError("curl_easy_init failed") }
         self.handle = handle
         captured = settings.capturedHeaders.map { ($0.lowercased(), Array(($0.lowercased() + ":").utf8)) }

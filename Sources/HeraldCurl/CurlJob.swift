@@ -22,7 +22,7 @@ public struct CurlCompletion: Sendable {
     public var code: Int
     public var status: Int
     public var body: [UInt8]
-    /// The response headers named in `CurlSettings.capturedHeaders` that arrived, by lower-case name.
+    /// The response headers named in `CurlOptions.capturedHeaders` that arrived, by lower-case name.
     public var headers: [String: String]
     public var errorText: String
 

@@ -21,7 +21,7 @@ public final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let settings: CurlSettings
+    private let settings: CurlOptions
     private let window: Int
     private let shared = Locked(Shared())
     /// Left when the loop thread has freed everything.
@@ -41,7 +41,7 @@ public final class CurlMultiLoop: @unchecked Sendable {
     /// `name` names the loop's thread (`herald-apns-curl`); `stoppedText` is the error text of the
     /// transfers that end because the loop stopped.
     public init(
-        settings: CurlSettings, connections: Int, streamsPerConnection: Int, name: String,
+        settings: CurlOptions, connections: Int, streamsPerConnection: Int, name: String,
         stoppedText: String = "the client was shut down"
     ) throws(CurlConfigurationError) {
         CurlGlobal.initialize()

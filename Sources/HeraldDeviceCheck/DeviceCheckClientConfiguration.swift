@@ -38,7 +38,7 @@ public struct DeviceCheckClientConfiguration: Sendable {
         self.clock = clock
     }
 
-    func validated() throws(DeviceCheckConfigurationError) -> CurlSettings {
+    func validated() throws(DeviceCheckConfigurationError) -> CurlOptions {
         if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "DeviceCheck") {
             throw DeviceCheckConfigurationError(problem)
         }
@@ -47,12 +47,12 @@ public struct DeviceCheckClientConfiguration: Sendable {
             throw DeviceCheckConfigurationError(
                 "the DeviceCheck URL must start with https:// (or http:// for a cleartext test server): \(environment.baseURL)")
         }
-        if let caFile = environment.caFile, !CurlSettings.isReadable(caFile) {
+        if let caFile = environment.caFile, !CurlOptions.isReadable(caFile) {
             throw DeviceCheckConfigurationError("cannot read the CA file \(caFile)")
         }
-        return CurlSettings(
+        return CurlOptions(
             cleartext: environment.isCleartext, caFile: environment.caFile,
-            connectTimeoutMilliseconds: CurlSettings.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: CurlSettings.milliseconds(requestTimeout))
+            connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout))
     }
 }

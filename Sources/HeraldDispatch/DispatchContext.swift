@@ -34,7 +34,7 @@ struct DispatchContext: Sendable {
     let messages: any MessageStore
     let owner: String
     let clock: any WallClock
-    let settings: DispatcherSettings
+    let settings: DispatcherConfiguration
     let stop: StopFlag
     let metrics: HeraldMetrics
 }

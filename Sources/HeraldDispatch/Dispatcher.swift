@@ -23,7 +23,7 @@ public final class Dispatcher: Service {
     /// when it has none (the status answer says so).
     public func isConfigured(_ provider: PushProvider, for app: String) -> Bool { clients.isConfigured(provider, for: app) }
     let clock: any WallClock
-    let settings: DispatcherSettings
+    let settings: DispatcherConfiguration
     let logger: Logger
     let metrics: HeraldMetrics
     /// This instance's name on the leases it holds.
@@ -44,7 +44,7 @@ public final class Dispatcher: Service {
 
     public init(
         messages: any MessageStore, registrations: any RegistrationStore, clients: ProviderClients,
-        clock: any WallClock, settings: DispatcherSettings, singleServer: Bool, metrics: HeraldMetrics = .disabled, logger: Logger
+        clock: any WallClock, settings: DispatcherConfiguration, singleServer: Bool, metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
         self.metrics = metrics
         self.messages = messages

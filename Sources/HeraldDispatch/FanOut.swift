@@ -55,7 +55,7 @@ struct FanOut: Sendable {
 
     var registrations: any RegistrationStore { context.registrations }
     var messages: any MessageStore { context.messages }
-    var settings: DispatcherSettings { context.settings }
+    var settings: DispatcherConfiguration { context.settings }
     var metrics: HeraldMetrics { context.metrics }
 
     func run() async throws -> Ending {

@@ -41,9 +41,9 @@ struct Demo: AsyncParsableCommand {
     /// failure is its one line on stderr.
     static func logger(quiet: Bool) -> Logger {
         let environment = ProcessInfo.processInfo.environment
-        var settings = LogSettings()
+        var settings = LogConfiguration()
         settings.level = environment["HERALD_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
-        settings.format = environment["HERALD_LOG_FORMAT"].flatMap { LogSettings.Format(rawValue: $0.lowercased()) } ?? .text
+        settings.format = environment["HERALD_LOG_FORMAT"].flatMap { LogConfiguration.Format(rawValue: $0.lowercased()) } ?? .text
         var logger = settings.makeLogger()
         if quiet { logger.logLevel = .critical }
         return logger

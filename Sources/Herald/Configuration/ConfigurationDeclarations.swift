@@ -61,7 +61,7 @@ public enum ConfigurationDeclarations {
     }()
 
     static let dispatcher: [Setting] = {
-        let defaults = DispatcherSettings()
+        let defaults = DispatcherConfiguration()
         return [
             .integer("pageSize", 1...10_000, default: defaults.pageSize),
             .integer("maxOpenPages", 1...1000, default: defaults.maxOpenPages),
@@ -76,8 +76,8 @@ public enum ConfigurationDeclarations {
     }()
 
     static let log: [Setting] = [
-        Setting("level", .choice(Logger.Level.allCases.map(\.rawValue)), default: LogSettings().level.rawValue),
-        Setting("format", .choice(LogSettings.Format.allCases.map(\.rawValue)), default: LogSettings().format.rawValue),
+        Setting("level", .choice(Logger.Level.allCases.map(\.rawValue)), default: LogConfiguration().level.rawValue),
+        Setting("format", .choice(LogConfiguration.Format.allCases.map(\.rawValue)), default: LogConfiguration().format.rawValue),
     ]
 
     static let messages: [Setting] = [
@@ -85,9 +85,9 @@ public enum ConfigurationDeclarations {
     ]
 
     static let history: [Setting] = [
-        Setting("enabled", .boolean, default: String(DispatcherSettings().recordHistory)),
-        .integer("days", 1...3650, default: HistoryRetentionSettings().days),
-        .integer("maxPerDevice", 1...100_000, default: HistoryRetentionSettings().maxPerDevice),
+        Setting("enabled", .boolean, default: String(DispatcherConfiguration().recordHistory)),
+        .integer("days", 1...3650, default: HistoryConfiguration().days),
+        .integer("maxPerDevice", 1...100_000, default: HistoryConfiguration().maxPerDevice),
     ]
 
     static let webhook: [Setting] = [

@@ -11,7 +11,7 @@ import Logging
 
 /// The `apps` list and each app's blocks (`apns`, `fcm`, `deviceCheck`, `webhook`, `cors`).
 extension ConfigurationLoader {
-    static func readApps(_ settings: Settings) throws(ConfigurationError) -> [AppConfiguration] {
+    static func readApps(_ settings: ConfigurationValues) throws(ConfigurationError) -> [AppConfiguration] {
         var apps: [AppConfiguration] = []
         while let id = settings.string("apps.\(apps.count).id") {
             let index = apps.count
@@ -54,7 +54,7 @@ extension ConfigurationLoader {
     }
 
     /// An app's `webhook` block: `url` and `secret` (or `secretFile`) both, or neither.
-    static func readWebhook(_ settings: Settings, prefix: String, app: String) throws(ConfigurationError) -> WebhookTarget? {
+    static func readWebhook(_ settings: ConfigurationValues, prefix: String, app: String) throws(ConfigurationError) -> WebhookTarget? {
         let values = SettingValues(ConfigurationDeclarations.webhook, path: prefix) { settings.string($0, secret: $1) }
         do throws(SettingError) {
             var secret = values.given("secret")
@@ -84,7 +84,7 @@ extension ConfigurationLoader {
     /// App `index`'s block of type `Block`, or nil when none of its settings is given; an error names
     /// the app and the block (`configuration: app 'shop' apns: topic … is required`).
     static func read<Block: ConfigurationBlock>(
-        _ type: Block.Type, _ settings: Settings, app index: Int, id: String
+        _ type: Block.Type, _ settings: ConfigurationValues, app index: Int, id: String
     ) throws(ConfigurationError) -> Block? {
         let values = SettingValues(Block.settings, path: "apps.\(index).\(Block.key)") { key, secret in
             settings.string(key, secret: secret)

@@ -51,7 +51,7 @@ public enum ConfigurationLoader {
             EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") }),
             InMemoryProvider(name: file ?? "no file", values: fileValues),
         ]).scoped(to: "herald")
-        let configuration = try read(Settings(reader: reader))
+        let configuration = try read(ConfigurationValues(reader: reader))
         // Demo mode generates keys; a server whose file lost its apps (a typo, a bad merge) must not
         // quietly start with keys nobody configured.
         if let file, configuration.apps.isEmpty {
@@ -62,7 +62,7 @@ public enum ConfigurationLoader {
         return configuration
     }
 
-    static func read(_ settings: Settings) throws(ConfigurationError) -> HeraldConfiguration {
+    static func read(_ settings: ConfigurationValues) throws(ConfigurationError) -> HeraldConfiguration {
         var configuration = HeraldConfiguration()
         let http = settings.block("http", ConfigurationDeclarations.http)
         try settings.checked("http") { () throws(SettingError) in
@@ -106,7 +106,7 @@ public enum ConfigurationLoader {
         let log = settings.block("log", ConfigurationDeclarations.log)
         try settings.checked("log") { () throws(SettingError) in
             if let level = try log.string("level").flatMap(Logger.Level.init(rawValue:)) { configuration.log.level = level }
-            if let format = try log.string("format").flatMap(LogSettings.Format.init(rawValue:)) { configuration.log.format = format }
+            if let format = try log.string("format").flatMap(LogConfiguration.Format.init(rawValue:)) { configuration.log.format = format }
         }
         let messages = settings.block("messages", ConfigurationDeclarations.messages)
         try settings.checked("messages") { () throws(SettingError) in
@@ -119,7 +119,8 @@ public enum ConfigurationLoader {
 
     /// `metrics.*`: its own listener (`port`, `host`) or the main port, and an optional bearer token
     /// (`bearerToken`, i.e. `HERALD_METRICS_BEARER_TOKEN`, or `bearerTokenFile`).
-    static func readMetrics(_ settings: Settings, http: HeraldConfiguration.HTTP) throws(ConfigurationError) -> HeraldConfiguration.Metrics
+    static func readMetrics(_ settings: ConfigurationValues, http: HeraldConfiguration.HTTP) throws(ConfigurationError)
+        -> HeraldConfiguration.Metrics
     {
         let values = settings.block("metrics", ConfigurationDeclarations.metrics)
         var metrics = HeraldConfiguration.Metrics()
@@ -162,7 +163,7 @@ public enum ConfigurationLoader {
 
     /// `database.*`: the URL; for PostgreSQL also the pool size and a password kept out of the URL
     /// (`database.password`, i.e. `HERALD_DATABASE_PASSWORD`, or `database.passwordFile`).
-    static func readDatabase(_ settings: Settings) throws(ConfigurationError) -> DatabaseURL? {
+    static func readDatabase(_ settings: ConfigurationValues) throws(ConfigurationError) -> DatabaseURL? {
         let values = settings.block("database", ConfigurationDeclarations.database)
         guard let text = values.given("url") else { return nil }
         var url: DatabaseURL

@@ -72,13 +72,13 @@ public struct HeraldConfiguration: Sendable {
     public var metrics = Metrics()
     public var database: DatabaseURL
     public var sweeper: Sweeper
-    public var dispatcher: DispatcherSettings
+    public var dispatcher: DispatcherConfiguration
     /// How each provider retries a notification (`dispatcher.maxAttempts` is APNs's attempts).
     public var retries = ProviderRetryPolicies()
     /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
-    public var history = HistoryRetentionSettings()
+    public var history = HistoryConfiguration()
     /// `log.level` and `log.format`.
-    public var log = LogSettings()
+    public var log = LogConfiguration()
     /// Days a finished message (published, failed or cancelled) stays queryable before the sweeper
     /// deletes it (`messages.retentionDays`).
     public var messageRetentionDays = 30
@@ -92,7 +92,7 @@ public struct HeraldConfiguration: Sendable {
 
     public init(
         http: HTTP = HTTP(), database: DatabaseURL = .sqliteFile(path: "./herald.sqlite"),
-        sweeper: Sweeper = Sweeper(), dispatcher: DispatcherSettings = DispatcherSettings(),
+        sweeper: Sweeper = Sweeper(), dispatcher: DispatcherConfiguration = DispatcherConfiguration(),
         apps: [AppConfiguration] = []
     ) {
         self.http = http
@@ -134,7 +134,7 @@ public struct AppConfiguration: Sendable, Equatable {
 }
 
 /// `history.days` and `history.maxPerDevice`: the sweeper prunes the delivery history past either.
-public struct HistoryRetentionSettings: Sendable, Equatable {
+public struct HistoryConfiguration: Sendable, Equatable {
     public var days: Int
     public var maxPerDevice: Int
 

@@ -3,7 +3,7 @@ import HeraldCore
 import Logging
 
 /// `log.level` and `log.format`.
-public struct LogSettings: Sendable, Equatable {
+public struct LogConfiguration: Sendable, Equatable {
     public enum Format: String, Sendable, Equatable, CaseIterable {
         /// swift-log's stream format: one human-readable line per entry.
         case text

@@ -35,7 +35,7 @@ public struct APNsClientConfiguration: Sendable {
     /// Most notifications that can be on the wire at once.
     public var maxInFlight: Int { connections * streamsPerConnection }
 
-    func validated() throws(APNsConfigurationError) -> CurlSettings {
+    func validated() throws(APNsConfigurationError) -> CurlOptions {
         if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "APNs") {
             throw APNsConfigurationError(problem)
         }
@@ -44,10 +44,10 @@ public struct APNsClientConfiguration: Sendable {
             throw APNsConfigurationError(
                 "the APNs URL must start with https:// (or http:// for a cleartext test server): \(environment.baseURL)")
         }
-        var settings = CurlSettings(
+        var settings = CurlOptions(
             cleartext: environment.isCleartext, caFile: environment.caFile,
-            connectTimeoutMilliseconds: CurlSettings.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: CurlSettings.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
+            connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
         if let caFile = environment.caFile { try Self.requireReadable(caFile, what: "CA file") }
         if case .certificate(let certificate, let key, let passphrase) = credentials {
             if settings.cleartext {
@@ -65,6 +65,6 @@ public struct APNsClientConfiguration: Sendable {
     }
 
     private static func requireReadable(_ path: String, what: String) throws(APNsConfigurationError) {
-        guard CurlSettings.isReadable(path) else { throw APNsConfigurationError("cannot read the APNs \(what) \(path)") }
+        guard CurlOptions.isReadable(path) else { throw APNsConfigurationError("cannot read the APNs \(what) \(path)") }
     }
 }

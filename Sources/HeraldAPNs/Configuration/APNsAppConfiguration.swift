@@ -75,7 +75,7 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
         self.topic = topic
         if let certificate = try values.string("certificateFile") {
             let key = try values.string("privateKeyFile")
-            if let key, !CurlSettings.isReadable(key) { throw SettingError("privateKeyFile '\(key)' cannot be read") }
+            if let key, !CurlOptions.isReadable(key) { throw SettingError("privateKeyFile '\(key)' cannot be read") }
             authentication = .certificate(
                 certificateFile: certificate, privateKeyFile: key, passphrase: try values.string("passphrase"))
         } else {

@@ -24,7 +24,7 @@ public final class FCMAccessToken: Sendable {
         timeout: Duration = .seconds(30), logger: Logger = Logger(label: "herald.fcm")
     ) {
         let url = account.tokenURI
-        let milliseconds = CurlSettings.milliseconds(timeout)
+        let milliseconds = CurlOptions.milliseconds(timeout)
         self.init(account: account, clock: clock, logger: logger) { body, completion in
             CurlTransfer(
                 method: "POST", url: url,

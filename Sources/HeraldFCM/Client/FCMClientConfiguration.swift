@@ -47,7 +47,7 @@ public struct FCMClientConfiguration: Sendable {
     /// Where this project's messages are posted.
     var sendURL: String { base + "/v1/projects/" + serviceAccount.projectID + "/messages:send" }
 
-    func validated() throws(FCMConfigurationError) -> CurlSettings {
+    func validated() throws(FCMConfigurationError) -> CurlOptions {
         if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "FCM") {
             throw FCMConfigurationError(problem)
         }
@@ -62,9 +62,9 @@ public struct FCMClientConfiguration: Sendable {
         guard projectIsPlain else {
             throw FCMConfigurationError("the service account's project_id has characters a URL path cannot carry")
         }
-        if let caFile, !CurlSettings.isReadable(caFile) { throw FCMConfigurationError("cannot read the FCM CA file \(caFile)") }
-        return CurlSettings(
-            cleartext: lower.hasPrefix("http://"), caFile: caFile, connectTimeoutMilliseconds: CurlSettings.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: CurlSettings.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
+        if let caFile, !CurlOptions.isReadable(caFile) { throw FCMConfigurationError("cannot read the FCM CA file \(caFile)") }
+        return CurlOptions(
+            cleartext: lower.hasPrefix("http://"), caFile: caFile, connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
+            requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
     }
 }

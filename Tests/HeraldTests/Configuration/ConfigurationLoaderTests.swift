@@ -350,7 +350,7 @@ import Testing
         let loaded = try withFile(
             #"{"history": {"days": 7, "maxPerDevice": 20}, "apps": [{"id": "a", \#(keys), "webhook": {"url": "https://backend.example/hooks", "secret": "0123456789abcdef", "timeoutSeconds": 3}}]}"#
         ) { try ConfigurationLoader.load(file: $0, environment: [:]) }
-        #expect(loaded.history == HistoryRetentionSettings(days: 7, maxPerDevice: 20))
+        #expect(loaded.history == HistoryConfiguration(days: 7, maxPerDevice: 20))
         #expect(loaded.apps[0].webhook?.url == "https://backend.example/hooks" && loaded.apps[0].webhook?.timeoutMilliseconds == 3000)
         #expect(loaded.apps[0].webhook?.secret == "0123456789abcdef")
         let cases: [(String, String)] = [

@@ -30,8 +30,8 @@ import Testing
 
     @Test func levelAndFormatAreSettings() throws {
         let set = try ConfigurationLoader.load(file: nil, environment: ["HERALD_LOG_LEVEL": "debug", "HERALD_LOG_FORMAT": "json"])
-        #expect(set.log == LogSettings(level: .debug, format: .json))
-        #expect(try ConfigurationLoader.load(file: nil, environment: [:]).log == LogSettings(level: .info, format: .text))
+        #expect(set.log == LogConfiguration(level: .debug, format: .json))
+        #expect(try ConfigurationLoader.load(file: nil, environment: [:]).log == LogConfiguration(level: .info, format: .text))
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: nil, environment: ["HERALD_LOG_FORMAT": "xml"]) }
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: nil, environment: ["HERALD_LOG_LEVEL": "loud"]) }
     }

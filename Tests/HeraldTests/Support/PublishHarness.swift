@@ -22,7 +22,7 @@ enum PublishHarness {
     static let register = "/shop/k-client/messaging/registrations"
 
     /// Fast retries and a short poll, so retry and scheduling tests take milliseconds.
-    static let fastSettings = DispatcherSettings(pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5)
+    static let fastSettings = DispatcherConfiguration(pageSize: 50, maxOpenPages: 4, pollIntervalSeconds: 0.02, leaseSeconds: 5)
     static let fastRetries = ProviderRetryPolicies(
         apns: APNsRetryPolicy(
             maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40), tooManyRequestsDelay: .milliseconds(10)),
@@ -63,7 +63,7 @@ enum PublishHarness {
     }
 
     static func with(
-        apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherSettings = fastSettings, database: Database = .sqlite,
+        apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherConfiguration = fastSettings, database: Database = .sqlite,
         webhook: WebhookTarget? = nil, fcm: Bool = false, fcmTokenLifetime: Int = 3599,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {

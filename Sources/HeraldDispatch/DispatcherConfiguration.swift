@@ -1,5 +1,5 @@
 /// How the dispatcher runs messages. The defaults suit production; tests shorten the delays.
-public struct DispatcherSettings: Sendable, Equatable {
+public struct DispatcherConfiguration: Sendable, Equatable {
     /// Recipients read per page, and so per checkpoint.
     public var pageSize: Int
     /// Pages sent but not yet checkpointed, at most. With `pageSize` this bounds what a crash sends twice.

@@ -11,7 +11,7 @@ import Logging
 
 /// The configuration's values as strings (flags over `HERALD_*` over the file), and each block's values
 /// read through its declarations (`SettingValues`), with errors that name the block and the setting.
-struct Settings {
+struct ConfigurationValues {
     let reader: ConfigReader
 
     func string(_ key: String, secret: Bool = false) -> String? {

@@ -1,5 +1,5 @@
 /// What every easy handle of one loop is set up with.
-public struct CurlSettings: Sendable {
+public struct CurlOptions: Sendable {
     /// HTTP/2 with prior knowledge over plain TCP (test servers); otherwise HTTP/2 over TLS 1.2+.
     public var cleartext: Bool
     public var caFile: String?
@@ -26,7 +26,7 @@ public struct CurlSettings: Sendable {
     }
 }
 
-extension CurlSettings {
+extension CurlOptions {
     /// A timeout as curl takes it: whole milliseconds, at least 1 (0 would mean none).
     public static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
