@@ -7,26 +7,43 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     /// Every reason the APNs documentation lists, each said once: the case and its name as APNs spells it.
     public enum Known: String, Sendable, Hashable, CaseIterable {
         // 400
-        case badCollapseId = "BadCollapseId", badDeviceToken = "BadDeviceToken", badExpirationDate = "BadExpirationDate"
-        case badMessageId = "BadMessageId", badPriority = "BadPriority", badTopic = "BadTopic"
-        case deviceTokenNotForTopic = "DeviceTokenNotForTopic", duplicateHeaders = "DuplicateHeaders"
-        case idleTimeout = "IdleTimeout", invalidPushType = "InvalidPushType", missingDeviceToken = "MissingDeviceToken"
-        case missingTopic = "MissingTopic", payloadEmpty = "PayloadEmpty", topicDisallowed = "TopicDisallowed"
+        case badCollapseId = "BadCollapseId"
+        case badDeviceToken = "BadDeviceToken"
+        case badExpirationDate = "BadExpirationDate"
+        case badMessageId = "BadMessageId"
+        case badPriority = "BadPriority"
+        case badTopic = "BadTopic"
+        case deviceTokenNotForTopic = "DeviceTokenNotForTopic"
+        case duplicateHeaders = "DuplicateHeaders"
+        case idleTimeout = "IdleTimeout"
+        case invalidPushType = "InvalidPushType"
+        case missingDeviceToken = "MissingDeviceToken"
+        case missingTopic = "MissingTopic"
+        case payloadEmpty = "PayloadEmpty"
+        case topicDisallowed = "TopicDisallowed"
         // 403
-        case badCertificate = "BadCertificate", badCertificateEnvironment = "BadCertificateEnvironment"
-        case expiredProviderToken = "ExpiredProviderToken", forbidden = "Forbidden"
-        case invalidProviderToken = "InvalidProviderToken", missingProviderToken = "MissingProviderToken"
+        case badCertificate = "BadCertificate"
+        case badCertificateEnvironment = "BadCertificateEnvironment"
+        case expiredProviderToken = "ExpiredProviderToken"
+        case forbidden = "Forbidden"
+        case invalidProviderToken = "InvalidProviderToken"
+        case missingProviderToken = "MissingProviderToken"
         case unrelatedKeyIdInToken = "UnrelatedKeyIdInToken"
         // 404, 405
-        case badPath = "BadPath", methodNotAllowed = "MethodNotAllowed"
+        case badPath = "BadPath"
+        case methodNotAllowed = "MethodNotAllowed"
         // 410
-        case unregistered = "Unregistered", expiredToken = "ExpiredToken"
+        case unregistered = "Unregistered"
+        case expiredToken = "ExpiredToken"
         // 413
         case payloadTooLarge = "PayloadTooLarge"
         // 429
-        case tooManyProviderTokenUpdates = "TooManyProviderTokenUpdates", tooManyRequests = "TooManyRequests"
+        case tooManyProviderTokenUpdates = "TooManyProviderTokenUpdates"
+        case tooManyRequests = "TooManyRequests"
         // 500, 503
-        case internalServerError = "InternalServerError", serviceUnavailable = "ServiceUnavailable", shutdown = "Shutdown"
+        case internalServerError = "InternalServerError"
+        case serviceUnavailable = "ServiceUnavailable"
+        case shutdown = "Shutdown"
 
         /// The HTTP status APNs answers this reason with.
         public var status: Int {
