@@ -1,5 +1,3 @@
-import APNsMock
-import FCMMock
 import Foundation
 import Herald
 
@@ -9,11 +7,10 @@ import Herald
 /// control 2200) and on free ones otherwise, and keep the newest `recordLimit` of what they received for
 /// their control API. Nothing reaches Apple or Google. A configuration file never starts them.
 struct DemoMocks: Sendable {
-    let apns: APNsMock
-    let fcm: FCMMock
+    let providers: DemoProviders
     /// Holds the service-account copy that points at the mock FCM; removed by `shutdown`.
     let directory: URL
-    let delivery: HeraldRuntime.DemoDelivery
+    var delivery: HeraldRuntime.DemoDelivery { providers.delivery }
 
     /// Notifications (and FCM messages) each mock keeps for its control API; older ones are dropped, so a
     /// demo server that runs for days keeps a bounded amount.
@@ -24,43 +21,18 @@ struct DemoMocks: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
-            let apns = try await preferring(reserved) { port, control in
-                try await DemoStack.startMock(fixtures, recording: recordLimit, port: port, controlPort: control)
-            }(2197, 2198)
-            do {
-                let fcm = try await preferring(reserved) { port, control in
-                    try await DemoStack.startFCMMock(fixtures, recording: recordLimit, port: port, controlPort: control)
-                }(2199, 2200)
-                do {
-                    let delivery = try DemoStack.delivery(mock: apns, fcm: fcm, fixtures: fixtures, directory: directory)
-                    return DemoMocks(apns: apns, fcm: fcm, directory: directory, delivery: delivery)
-                } catch {
-                    try? await fcm.shutdown()
-                    throw error
-                }
-            } catch {
-                try? await apns.shutdown()
-                throw error
-            }
+            let providers = try await DemoProviders.start(
+                fixtures: fixtures, directory: directory, recording: recordLimit, ports: (apns: (2197, 2198), fcm: (2199, 2200)),
+                reserved: reserved)
+            return DemoMocks(providers: providers, directory: directory)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
     }
 
-    /// Starts a mock on the given ports, or on free ones when those are taken or reserved.
-    private static func preferring<Mock>(_ reserved: Set<Int>, _ start: @escaping (Int, Int) async throws -> Mock) -> (Int, Int)
-        async throws -> Mock
-    {
-        { port, control in
-            guard reserved.isDisjoint(with: [port, control]) else { return try await start(0, 0) }
-            do { return try await start(port, control) } catch { return try await start(0, 0) }
-        }
-    }
-
     func shutdown() async {
-        try? await apns.shutdown()
-        try? await fcm.shutdown()
+        await providers.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -68,8 +40,8 @@ struct DemoMocks: Sendable {
     var bannerLines: [String] {
         [
             "Publishing in demo mode goes to mock servers inside this process; nothing reaches Apple or Google:",
-            "  mock APNs \(apns.baseURL)  received: curl -s http://127.0.0.1:\(apns.controlPort ?? 0)/control/notifications",
-            "  mock FCM  \(fcm.baseURL)  received: curl -s http://127.0.0.1:\(fcm.controlPort ?? 0)/control/messages",
+            "  mock APNs \(providers.apnsURL)  received: curl -s http://127.0.0.1:\(providers.apnsControlPort ?? 0)/control/notifications",
+            "  mock FCM  \(providers.fcmURL)  received: curl -s http://127.0.0.1:\(providers.fcmControlPort ?? 0)/control/messages",
         ]
     }
 }

@@ -1,5 +1,3 @@
-import APNsMock
-import FCMMock
 import Foundation
 import Herald
 import HeraldCore
@@ -35,8 +33,8 @@ struct DemoTour {
     }
 
     private func tour(_ stack: DemoStack) async throws {
-        DemoFormat.say("  mock APNs  \(stack.mock.baseURL) (TLS; token auth TESTKEY001/TESTTEAM01; topic \(DemoStack.topic))")
-        DemoFormat.say("  mock FCM   \(stack.fcm.baseURL) (TLS; OAuth2 access tokens for the test service account herald-test)")
+        DemoFormat.say("  mock APNs  \(stack.providers.apnsURL) (TLS; token auth TESTKEY001/TESTTEAM01; topic \(DemoProviders.topic))")
+        DemoFormat.say("  mock FCM   \(stack.providers.fcmURL) (TLS; OAuth2 access tokens for the test service account herald-test)")
         DemoFormat.say(
             "  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to both mocks")
         let http = DemoHTTP(
@@ -46,10 +44,7 @@ struct DemoTour {
         let fleet = try await register(stack, http)
         let invalidSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
         for device in fleet.unregistered {
-            switch device.os {
-            case .android: stack.fcm.script(token: device.token, .reject(.unregistered))
-            default: stack.mock.script(token: device.token, .unregistered(timestamp: invalidSince))
-            }
+            stack.providers.scriptGone(token: device.token, os: device.os, since: invalidSince)
         }
         let goneAndroid = fleet.unregistered.filter { $0.os == .android }.count
         DemoFormat.say(
@@ -131,27 +126,27 @@ struct DemoTour {
                 "\(total.failed) failed and \(total.removed) tokens removed (\(total.androidRemoved) Android), but \(scripted) tokens "
                     + "were scripted to be gone (\(scriptedAndroid) Android)")
         }
-        let apns = stack.mock.stats()
-        let gone = apns.byStatus["410"] ?? 0
+        let apns = stack.providers.seen(.apns)
+        let gone = apns.gone
         let iosRegistered = fleet.count(on: .ios)
         guard apns.accepted == total.iosSent, gone == scripted - scriptedAndroid, apns.requests == iosRegistered else {
             throw DemoError(
                 "the mock APNs saw \(apns.requests) requests, accepted \(apns.accepted) and answered 410 to \(gone); Herald reports "
                     + "\(total.iosSent) sent to iOS of \(iosRegistered)")
         }
-        let fcm = stack.fcm.stats()
-        let unregistered = fcm.byErrorCode["UNREGISTERED"] ?? 0
+        let fcm = stack.providers.seen(.fcm)
+        let unregistered = fcm.gone
         let androidRegistered = fleet.count(on: .android)
-        guard fcm.accepted == total.androidSent, unregistered == scriptedAndroid, fcm.sends == androidRegistered else {
+        guard fcm.accepted == total.androidSent, unregistered == scriptedAndroid, fcm.requests == androidRegistered else {
             throw DemoError(
-                "the mock FCM saw \(fcm.sends) sends, accepted \(fcm.accepted) and answered UNREGISTERED to \(unregistered); "
+                "the mock FCM saw \(fcm.requests) sends, accepted \(fcm.accepted) and answered UNREGISTERED to \(unregistered); "
                     + "Herald reports \(total.androidSent) sent to Android of \(androidRegistered)")
         }
         DemoFormat.say(
             "The mock APNs agrees: \(DemoFormat.count(apns.requests)) requests, \(DemoFormat.count(apns.accepted)) accepted, "
                 + "\(DemoFormat.count(gone)) answered 410 Unregistered, over \(apns.connectionsOpened) TLS connections.")
         DemoFormat.say(
-            "The mock FCM agrees: \(DemoFormat.count(fcm.sends)) sends, \(DemoFormat.count(fcm.accepted)) accepted, "
+            "The mock FCM agrees: \(DemoFormat.count(fcm.requests)) sends, \(DemoFormat.count(fcm.accepted)) accepted, "
                 + "\(DemoFormat.count(unregistered)) answered UNREGISTERED, \(fcm.tokenRequests) access token fetched for all of them.")
     }
 
