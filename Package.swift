@@ -16,12 +16,10 @@ let strict: [SwiftSetting] =
 // What the provider mocks under fixtures/ import besides MockServerKit.
 let mockDependencies: [Target.Dependency] = [
     "MockServerKit",
-    .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOHTTP1", package: "swift-nio"),
     .product(name: "NIOHPACK", package: "swift-nio-http2"),
     .product(name: "NIOSSL", package: "swift-nio-ssl"),
-    .product(name: "Crypto", package: "swift-crypto"),
 ]
 
 let package = Package(
@@ -118,8 +116,6 @@ let package = Package(
                 "HeraldSigning",
                 "HeraldCurl",
                 "HeraldCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -216,6 +212,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldMetrics",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -226,6 +223,7 @@ let package = Package(
             name: "FCMMock",
             dependencies: mockDependencies + [
                 "HeraldCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "fixtures/fcm-mock/Sources/FCMMock",
@@ -245,7 +243,7 @@ let package = Package(
         // The mock Apple DeviceCheck server (validate_device_token, query_two_bits, update_two_bits).
         .target(
             name: "DeviceCheckMock",
-            dependencies: mockDependencies + ["HeraldCore"],
+            dependencies: mockDependencies + ["HeraldCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "fixtures/devicecheck-mock/Sources/DeviceCheckMock",
             swiftSettings: strict
         ),
@@ -263,15 +261,12 @@ let package = Package(
         .target(
             name: "Herald",
             dependencies: [
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPNs",
-                "HeraldSigning",
                 "HeraldFCM",
                 "HeraldDeviceCheck",
-                "HeraldCurl",
                 "HeraldDispatch",
                 "HeraldWebhooks",
                 "HeraldMetrics",
@@ -280,8 +275,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -357,6 +350,7 @@ let package = Package(
                 "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -403,7 +397,6 @@ let package = Package(
             name: "HeraldDeviceCheckTests",
             dependencies: [
                 "HeraldDeviceCheck",
-                "HeraldAPNs",
                 "HeraldCore",
             ],
             swiftSettings: strict
@@ -414,6 +407,7 @@ let package = Package(
                 "HeraldFCM",
                 "HeraldCurl",
                 "HeraldCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
