@@ -73,7 +73,12 @@ indirect enum Condition: Sendable, Equatable {
     case isNull(SelectorValue, negated: Bool)
 
     enum Comparison: String, Sendable, Equatable {
-        case equal = "=", notEqual = "<>", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+        case equal = "="
+        case notEqual = "<>"
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
     }
 
     enum LikeToken: Sendable, Equatable {
