@@ -58,6 +58,10 @@ public final class ChildProcess: Sendable {
             guard let addChdir = Self.addChdir else { throw HeraldProcess.Failure("this libc cannot spawn in a directory") }
             _ = addChdir(&actions, directory)
         }
+        // Nothing else of the test process reaches the child: a socket a test holds open must close when
+        // the test closes it, not live on in a server that a concurrent test started (sockets made by
+        // plain `socket()` are inherited). glibc 2.34 and later; older ones leave them (as before).
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -109,6 +113,12 @@ public final class ChildProcess: Sendable {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np") else { return nil }
         return unsafeBitCast(
             symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
+    }()
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up like `addChdir`.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }()
 
     /// A pipe whose both ends are closed on exec.
