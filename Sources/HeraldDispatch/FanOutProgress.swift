@@ -122,11 +122,7 @@ struct FanOutProgress {
             checkpoint.cursor = page.lastKey
             checkpoint.sent += page.sent
             checkpoint.failed += page.failed
-            checkpoint.byProvider.merge(page.byProvider) { total, more in
-                var sum = total
-                sum += more
-                return sum
-            }
+            checkpoint.byProvider.merge(page.byProvider, uniquingKeysWith: +)
             checkpoint.remove += page.remove
             checkpoint.deactivate += page.deactivate
             checkpoint.deliveries += page.deliveries

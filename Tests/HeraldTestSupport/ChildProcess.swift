@@ -107,19 +107,17 @@ public final class ChildProcess: Sendable {
 
     private static let spawning = NSLock()
 
-    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), looked up at run time because
-    /// the Swift Glibc module does not declare it.
-    private static let addChdir: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np") else { return nil }
-        return unsafeBitCast(
-            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
-    }()
+    private typealias Actions = UnsafeMutablePointer<posix_spawn_file_actions_t>
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up like `addChdir`.
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
+    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later) and `…_addclosefrom_np` (2.34 and
+    /// later), looked up at run time because the Swift Glibc module does not declare them.
+    private static let addChdir = libc(
+        "posix_spawn_file_actions_addchdir_np", as: (@convention(c) (Actions, UnsafePointer<CChar>) -> Int32).self)
+    private static let addCloseFrom = libc("posix_spawn_file_actions_addclosefrom_np", as: (@convention(c) (Actions, Int32) -> Int32).self)
+
+    private static func libc<Function>(_ name: String, as type: Function.Type) -> Function? {
+        dlsym(dlopen(nil, RTLD_NOW), name).map { unsafeBitCast($0, to: type) }
+    }
 
     /// A pipe whose both ends are closed on exec.
     private static func pipe() throws -> [Int32] {

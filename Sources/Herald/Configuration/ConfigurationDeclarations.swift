@@ -25,8 +25,8 @@ public enum ConfigurationDeclarations {
         return [
             Setting("host", default: defaults.host),
             .integer("port", 0...65535, default: defaults.port),
-            Setting("drainSeconds", .number(0...300, unit: " seconds"), default: format(defaults.drainSeconds)),
-            Setting("idleTimeoutSeconds", .number(0.1...3600, unit: " seconds"), default: format(defaults.idleTimeoutSeconds)),
+            Setting("drainSeconds", .number(0...300, unit: " seconds"), default: defaults.drainSeconds.plainText),
+            Setting("idleTimeoutSeconds", .number(0.1...3600, unit: " seconds"), default: defaults.idleTimeoutSeconds.plainText),
             .integer("maxConnections", 1...1_000_000, default: defaults.maxConnections),
         ]
     }()
@@ -54,9 +54,9 @@ public enum ConfigurationDeclarations {
     static let sweeper: [Setting] = {
         let defaults = HeraldConfiguration.Sweeper()
         return [
-            Setting("intervalSeconds", .number(0...31_536_000, unit: " seconds"), default: format(defaults.intervalSeconds)),
+            Setting("intervalSeconds", .number(0...31_536_000, unit: " seconds"), default: defaults.intervalSeconds.plainText),
             .integer("batchSize", 1...100_000, default: defaults.batchSize),
-            Setting("emptyChannelDays", .number(0...3650, unit: " days"), default: format(defaults.emptyChannelDays)),
+            Setting("emptyChannelDays", .number(0...3650, unit: " days"), default: defaults.emptyChannelDays.plainText),
         ]
     }()
 
@@ -66,8 +66,8 @@ public enum ConfigurationDeclarations {
             .integer("pageSize", 1...10_000, default: defaults.pageSize),
             .integer("maxOpenPages", 1...1000, default: defaults.maxOpenPages),
             .integer("maxConcurrentMessages", 1...64, default: defaults.maxConcurrentMessages),
-            Setting("pollIntervalSeconds", .number(0.01...60, unit: " seconds"), default: format(defaults.pollIntervalSeconds)),
-            Setting("leaseSeconds", .number(1...3600, unit: " seconds"), default: format(defaults.leaseSeconds)),
+            Setting("pollIntervalSeconds", .number(0.01...60, unit: " seconds"), default: defaults.pollIntervalSeconds.plainText),
+            Setting("leaseSeconds", .number(1...3600, unit: " seconds"), default: defaults.leaseSeconds.plainText),
             // APNs's attempts (`ProviderRetryPolicies.apns`); the dispatcher leaves retrying to the providers.
             .integer("maxAttempts", 1...20, default: ProviderRetryPolicies().apns.maxAttempts),
             .integer("maxSlices", 1...256, default: defaults.maxSlices),
@@ -100,8 +100,4 @@ public enum ConfigurationDeclarations {
 
     static let cors: [Setting] = [Setting("allowedOrigins", .list)]
 
-    /// `30.0` as `30`, as the file would say it.
-    static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
-    }
 }

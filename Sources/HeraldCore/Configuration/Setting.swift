@@ -129,7 +129,7 @@ public struct SettingValues {
             throw SettingError("\(key) must be a number, not '\(text)'")
         }
         guard range.contains(value) else {
-            throw SettingError("\(key) must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))\(unit)")
+            throw SettingError("\(key) must be between \(range.lowerBound.plainText) and \(range.upperBound.plainText)\(unit)")
         }
         return value
     }
@@ -148,10 +148,6 @@ public struct SettingValues {
         words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
     }
 
-    /// `1.0` as `1`, `0.01` as it is.
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-    }
 }
 
 /// How wide a client multiplexes: the ranges and defaults of its `connections` and

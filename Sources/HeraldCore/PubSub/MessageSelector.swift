@@ -175,7 +175,7 @@ enum SelectorValue: Sendable, Equatable {
         var text: String {
             switch self {
             case .text(let text): text
-            case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+            case .number(let number): number.plainText
             case .boolean(let flag): String(flag)
             }
         }

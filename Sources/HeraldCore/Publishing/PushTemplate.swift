@@ -53,9 +53,7 @@ public struct PushTemplate: Sendable, Equatable {
         switch fields["message"] {
         case nil, .null?: message = nil
         case .string(let text)?:
-            guard text.count <= Self.maxMessageLength else {
-                throw .tooLong(property: "message", length: text.count, limit: Self.maxMessageLength)
-            }
+            try Limits.check("message", text, limit: Self.maxMessageLength)
             message = text
         default: throw .invalidParameter("message", "expected a string")
         }
@@ -119,7 +117,7 @@ public struct PushTemplate: Sendable, Equatable {
         switch (kind, value) {
         case (_, .null): return
         case (.text, .string(let text)):
-            if text.count > maxTextLength { throw .tooLong(property: path, length: text.count, limit: maxTextLength) }
+            try Limits.check(path, text, limit: maxTextLength)
         case (.integer(let range), .integer(let number)):
             guard range.contains(number) else {
                 throw .invalidParameter(path, "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
@@ -129,7 +127,7 @@ public struct PushTemplate: Sendable, Equatable {
             guard map.count <= maxCustomHeaders else { throw .tooManyValues(property: path, limit: maxCustomHeaders) }
             for (key, item) in map {
                 guard case .string(let text) = item else { throw .invalidParameter("\(path).\(key)", "expected a string") }
-                if text.count > maxTextLength { throw .tooLong(property: "\(path).\(key)", length: text.count, limit: maxTextLength) }
+                try Limits.check("\(path).\(key)", text, limit: maxTextLength)
             }
         case (.integerList, .array(let items)):
             guard items.count <= 64 else { throw .tooManyValues(property: path, limit: 64) }

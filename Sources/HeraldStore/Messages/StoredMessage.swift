@@ -110,11 +110,10 @@ public struct ProviderCounts: Sendable, Equatable {
 
     public var isZero: Bool { self == ProviderCounts() }
 
-    public static func += (lhs: inout ProviderCounts, rhs: ProviderCounts) {
-        lhs.sent += rhs.sent
-        lhs.failed += rhs.failed
-        lhs.tokensRemoved += rhs.tokensRemoved
-        lhs.tokensDeactivated += rhs.tokensDeactivated
+    public static func + (lhs: ProviderCounts, rhs: ProviderCounts) -> ProviderCounts {
+        ProviderCounts(
+            sent: lhs.sent + rhs.sent, failed: lhs.failed + rhs.failed, tokensRemoved: lhs.tokensRemoved + rhs.tokensRemoved,
+            tokensDeactivated: lhs.tokensDeactivated + rhs.tokensDeactivated)
     }
 }
 
