@@ -50,7 +50,7 @@ extension FanOut {
                         app: message.app,
                         filter: RecipientFilter(
                             channel: message.channel, devices: message.singlecast, systems: systems,
-                            upTo: claimed.upTo, segment: message.segment),
+                            upTo: claimed.upTo, segment: message.segment, audience: message.audience),
                         after: cursor, limit: settings.pageSize, now: context.clock.now)
                 } catch {
                     state.withLock { $0.error = error }

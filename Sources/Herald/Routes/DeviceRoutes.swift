@@ -271,9 +271,10 @@ struct DeliveryPage: Encodable {
             try container.encode(entry.deliveredAt.milliseconds, forKey: .deliveredAt)
             try container.encode(entry.outcome, forKey: .outcome)
             try container.encode(entry.reason, forKey: .reason)
+            try container.encode(entry.templateName, forKey: .templateName)
         }
 
-        enum CodingKeys: String, CodingKey { case messageId, deliveredAt, outcome, reason }
+        enum CodingKeys: String, CodingKey { case messageId, deliveredAt, outcome, reason, templateName }
     }
 
     let deliveries: [Entry]

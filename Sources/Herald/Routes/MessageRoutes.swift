@@ -9,6 +9,7 @@ import Hummingbird
 /// a `server` key.
 struct MessageRoutes {
     let messages: any MessageStore
+    let templates: PushTemplateRoutes
     let apps: AppDirectory
     let clock: any WallClock
     let dispatcher: Dispatcher?
@@ -22,16 +23,27 @@ struct MessageRoutes {
         }
         // GET and DELETE first tell which route they are from the segment (a mistyped one is 404 whatever
         // the key), then authorise for it: these two check the key in the handler, after the shape.
-        let templates = PushTemplateRoutes(apps: apps)
         router.get(RouterPath(path + "/{target}")) { _, context in
             var context = context
             if try AppScope.parameter("target", context) == PushTemplateRoutes.segment {
-                _ = try AppScope.authorize(context, apps: apps, requires: .client)
-                return templates.templates()
+                let caller = try AppScope.authorize(context, apps: apps, requires: .client)
+                return try await templates.download(app: caller.appId, deviceType: nil)
             }
             _ = try Self.messageID(context)
             context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
             return try await status(context)
+        }
+        // Two segments: `pushtemplates/{deviceType}` (the SDKs' download) and `push/{templateName}`.
+        router.get(RouterPath(path + "/{target}/{second}")) { _, context in
+            guard try AppScope.parameter("target", context) == PushTemplateRoutes.segment else { throw HeraldFault.noSuchRoute }
+            let caller = try AppScope.authorize(context, apps: apps, requires: .client)
+            return try await templates.download(app: caller.appId, deviceType: try AppScope.parameter("second", context))
+        }
+        router.post(RouterPath(path + "/{target}/{second}")) { request, context in
+            var context = context
+            guard try AppScope.parameter("target", context) == PushTemplateRoutes.pushSegment else { throw HeraldFault.noSuchRoute }
+            context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
+            return try await templates.push(request, context, name: try AppScope.parameter("second", context))
         }
         router.delete(RouterPath(path + "/{target}")) { _, context in
             var context = context
@@ -72,6 +84,7 @@ struct MessageRoutes {
                 "occurrences": .integer(message.occurrences),
                 "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
                 "skipped": .object(skipped(message, app: appId)),
+                "templateName": message.templateName.map(JSONValue.string) ?? .null,
             ]))
     }
 

@@ -1,31 +1,105 @@
 import HeraldCore
+import HeraldDispatch
+import HeraldStore
 import Hummingbird
 
-/// Backendless push templates, which Herald does not have: an empty set, for a client key.
+/// Push templates (issue 24): the admin's routes that manage them (a Herald extension, under the admin
+/// prefix), the SDKs' download (`GET …/messaging/pushtemplates[/{deviceType}]`, client key) and a push
+/// sent with one (`POST …/messaging/push/{templateName}`, server key).
 ///
-/// The Backendless Swift SDK asks for them right after every successful registration on iOS
-/// (`GET …/messaging/pushtemplates`), and the Flutter and JS SDKs per device type
-/// (`…/pushtemplates/ios`); an error there reaches the app's error handler although the
-/// registration succeeded. An empty object is what those SDKs store when an app has no templates.
-///
-/// `pushtemplates` shares its segment with `{target}` (a channel to POST to, a message id to GET): a
-/// constant route there would take POSTs away from publishing (which answers 5044, a reserved name),
-/// so `MessageRoutes` hands the GET over, and the two-segment form is matched here by parameters.
+/// `pushtemplates` and `push` share their segment with `{target}` (a channel to POST to, a message id to
+/// GET): constant routes there would take requests away from the parameter routes, so `MessageRoutes`
+/// hands those over, and this type only answers once the segment said it is a template route.
 struct PushTemplateRoutes {
     static let segment = "pushtemplates"
+    static let pushSegment = "push"
+    /// The most templates an app may have.
+    static let limit = SQLPushTemplateStore.defaultLimit
 
+    let templates: any PushTemplateStore
+    let messages: any MessageStore
     let apps: AppDirectory
+    let clock: any WallClock
+    let dispatcher: Dispatcher?
 
     func add(to router: Router<HeraldRequestContext>) {
-        router.get(RouterPath("/{appId}/{apiKey}/messaging/{target}/{deviceType}")) { _, context in
-            guard try AppScope.parameter("target", context) == Self.segment else { throw HeraldFault.noSuchRoute }
-            _ = try AppScope.authorize(context, apps: apps, requires: .client)
-            return templates()
-        }
+        let path = "/{appId}/{apiKey}/admin/pushtemplates"
+        let admin = router.requiring(.admin, apps: apps)
+        admin.get(RouterPath(path)) { _, context in try await list(context) }
+        admin.put(RouterPath(path + "/{templateName}")) { request, context in try await put(request, context) }
+        admin.get(RouterPath(path + "/{templateName}")) { _, context in try await read(context) }
+        admin.delete(RouterPath(path + "/{templateName}")) { _, context in try await delete(context) }
     }
 
-    /// The answer, once a client key was checked.
-    func templates() -> Response {
-        JSONBody.response(.object([:]))
+    /// The stored template as the admin routes answer it: its name and its body.
+    static func json(_ template: PushTemplate) -> JSONValue {
+        guard case .object(var fields) = template.body else { return template.body }
+        fields["name"] = .string(template.name)
+        return .object(fields)
+    }
+
+    func templateName(_ context: HeraldRequestContext) throws(HeraldFault) -> String {
+        try AppScope.parameter("templateName", context)
+    }
+
+    func list(_ context: HeraldRequestContext) async throws -> Response {
+        let all = try await templates.templates(app: try context.appId())
+        return JSONBody.response(.object(["templates": .array(all.map(Self.json))]))
+    }
+
+    /// Creates (201) or replaces (200) one; answers it as stored.
+    func put(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let template = try PushTemplate(name: try templateName(context), json: try await JSONBody.read(request))
+        let created = try await templates.put(template, app: try context.appId(), limit: Self.limit, now: clock.now)
+        return JSONBody.response(Self.json(template), status: created ? .created : .ok)
+    }
+
+    func read(_ context: HeraldRequestContext) async throws -> Response {
+        let name = try templateName(context)
+        guard let template = try await templates.template(app: try context.appId(), name: name) else {
+            throw HeraldFault.unknownTemplate(name)
+        }
+        return JSONBody.response(Self.json(template))
+    }
+
+    func delete(_ context: HeraldRequestContext) async throws -> Response {
+        let name = try templateName(context)
+        guard try await templates.delete(app: try context.appId(), name: name) else { throw HeraldFault.unknownTemplate(name) }
+        return JSONBody.response(.object(["result": .bool(true)]))
+    }
+
+    /// The SDKs' download, once a client key was checked: the app's templates as a map from name to the
+    /// platform's block. No device type (the Swift SDK's call) is iOS; `osx` is too.
+    func download(app: String, deviceType: String?) async throws -> Response {
+        let os: DeviceOS
+        switch deviceType?.lowercased() {
+        case nil, "ios", "osx": os = .ios
+        case "android": os = .android
+        default: throw HeraldFault.invalidParameter("deviceType", "expected ios or android")
+        }
+        let all = try await templates.templates(app: app)
+        return JSONBody.response(.object(Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.sdkBlock(for: os)) })))
+    }
+
+    /// A push with the template, once a server key was checked: stored like a publish (durable when
+    /// answered), to the template's audience, and answered like one.
+    func push(_ request: Request, _ context: HeraldRequestContext, name: String) async throws -> Response {
+        let appId = try context.appId()
+        let body = try await JSONBody.readOptional(request)
+        guard let template = try await templates.template(app: appId, name: name) else { throw HeraldFault.unknownTemplate(name) }
+        let push = try TemplatePush(template: template, body: body)
+        let channels = template.audience.channels
+        let now = clock.now
+        let message = StoredMessage(
+            id: MessageRoutes.newMessageID(), app: appId,
+            channel: channels.count == 1 ? channels[0] : .default, policy: .push, broadcast: push.broadcast,
+            segment: template.audience.segment, contents: try push.contents(), templateName: template.name,
+            audience: channels.count == 1 ? nil : channels, dueAt: now, createdAt: now)
+        try await messages.insert(message, now: now)
+        dispatcher?.wake()
+        return JSONBody.response(
+            .object([
+                "messageId": .string(message.id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null,
+            ]))
     }
 }

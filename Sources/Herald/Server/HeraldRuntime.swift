@@ -98,7 +98,7 @@ public enum HeraldRuntime {
             configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
             registry: SQLDeviceRegistry(
                 backend: backend, events: events, metrics: exporter.metrics, writeQueueLimit: configuration.writeQueueLimit),
-            apps: directory, clock: clock,
+            templates: SQLPushTemplateStore(backend: backend), apps: directory, clock: clock,
             outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, exporter: exporter, logger: logger,
             onServerRunning: { [configuration] port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))

@@ -13,8 +13,9 @@ import ServiceLifecycle
 /// the same server the binary runs, with their own store, clock and port 0.
 public enum HeraldServer {
     static func makeRouter(
-        store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore, apps: AppDirectory,
-        clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?, readiness: Readiness, metrics: HeraldMetrics,
+        store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore,
+        templates: any PushTemplateStore, apps: AppDirectory, clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?,
+        readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: [])
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
@@ -28,9 +29,12 @@ public enum HeraldServer {
         metricsRoute?.add(to: router)
         RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
-        MessageRoutes(messages: messages, apps: apps, clock: clock, dispatcher: dispatcher, metrics: metrics).add(to: router)
+        let templateRoutes = PushTemplateRoutes(
+            templates: templates, messages: messages, apps: apps, clock: clock, dispatcher: dispatcher)
+        templateRoutes.add(to: router)
+        MessageRoutes(messages: messages, templates: templateRoutes, apps: apps, clock: clock, dispatcher: dispatcher, metrics: metrics)
+            .add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
-        PushTemplateRoutes(apps: apps).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
         routeMethods.load(router.routes)
@@ -45,6 +49,7 @@ public enum HeraldServer {
         store: any RegistrationStore,
         messages: any MessageStore,
         registry: any DeviceRegistryStore,
+        templates: any PushTemplateStore,
         apps: AppDirectory,
         clock: any WallClock = SystemClock(),
         outbox: (any WebhookOutboxStore)? = nil,
@@ -95,7 +100,8 @@ public enum HeraldServer {
         let requestTimeout = TimeAmount.milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000))
         return Application(
             router: makeRouter(
-                store: store, messages: messages, registry: registry, apps: apps, clock: clock, sweeper: sweeper,
+                store: store, messages: messages, registry: registry, templates: templates, apps: apps, clock: clock,
+                sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
                 metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck,
                 cors: CORSPolicy(apps: configuration.apps)),

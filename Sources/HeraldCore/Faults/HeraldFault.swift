@@ -52,6 +52,11 @@ extension HeraldFault {
     public static let messageNotCancellable = HeraldFault(
         code: 5040, kind: .notFound, message: "Message has already been canceled or does not exist")
 
+    /// 5050 (Herald's; Backendless lists no code for it): the app has no push template of that name.
+    public static func unknownTemplate(_ name: String) -> HeraldFault {
+        HeraldFault(code: 5050, kind: .notFound, message: "Push template not found: '\(name.prefix(64))'")
+    }
+
     public static let unknownDeviceOnGet = HeraldFault(
         code: 5000, kind: .notFound,
         message: "Unable to retrieve device registration - unknown device ID")

@@ -15,6 +15,9 @@ public struct PushTemplate: Sendable, Equatable {
     public var android: [String: JSONValue]
     /// Who a push with this template goes to.
     public var audience: Audience
+    /// The checked body as the admin gave it (`message`, `ios`, `android`, `audience`, nulls left out):
+    /// what Herald stores and what reading the template answers.
+    public let body: JSONValue
 
     public struct Audience: Sendable, Equatable {
         /// Channels whose devices it goes to; empty: every device of the app.
@@ -60,6 +63,7 @@ public struct PushTemplate: Sendable, Equatable {
         ios = try Self.block(fields["ios"], "ios", Self.iosFields)
         android = try Self.block(fields["android"], "android", Self.androidFields)
         audience = try Self.audience(fields["audience"])
+        self.body = .object(fields.filter { $0.value != .null })
     }
 
     /// The JSON kind of a field the SDKs read.

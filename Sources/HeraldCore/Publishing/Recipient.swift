@@ -1,7 +1,10 @@
 /// Which registrations one message goes to.
 public struct RecipientFilter: Sendable, Equatable {
-    /// The channel for a broadcast; ignored when `devices` is set.
+    /// The channel for a broadcast; ignored when `devices` or `audience` is set.
     public var channel: ChannelName
+    /// A template's audience instead of `channel`: devices with a live registration in any of these
+    /// channels, each once; every device with a live registration when empty. Ignored when `devices` is set.
+    public var audience: [ChannelName]?
     /// pushSinglecast: only these devices (in the app, whatever channel).
     public var devices: [String]?
     /// Only devices with one of these operating systems.
@@ -11,8 +14,12 @@ public struct RecipientFilter: Sendable, Equatable {
     /// Only devices that match it.
     public var segment: Segment?
 
-    public init(channel: ChannelName, devices: [String]?, systems: [DeviceOS], upTo: Int64? = nil, segment: Segment? = nil) {
+    public init(
+        channel: ChannelName, devices: [String]?, systems: [DeviceOS], upTo: Int64? = nil, segment: Segment? = nil,
+        audience: [ChannelName]? = nil
+    ) {
         self.channel = channel
+        self.audience = audience
         self.devices = devices
         self.systems = systems
         self.upTo = upTo

@@ -60,13 +60,18 @@ public struct DeliveryEntry: Sendable, Equatable {
     /// `sent`, `failed`, `tokenRemoved` or `tokenDeactivated`.
     public var outcome: String
     public var reason: String?
+    /// The push template the message was sent with (nil: none, or the message was pruned meanwhile).
+    public var templateName: String?
 
-    public init(cursor: Int64, messageId: String, deliveredAt: Timestamp, outcome: String, reason: String?) {
+    public init(
+        cursor: Int64, messageId: String, deliveredAt: Timestamp, outcome: String, reason: String?, templateName: String? = nil
+    ) {
         self.cursor = cursor
         self.messageId = messageId
         self.deliveredAt = deliveredAt
         self.outcome = outcome
         self.reason = reason
+        self.templateName = templateName
     }
 }
 

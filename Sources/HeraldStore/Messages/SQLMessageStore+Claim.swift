@@ -84,7 +84,7 @@ extension SQLMessageStore {
     ) async throws {
         let due = try await db.raw(
             """
-            SELECT id, app_id, channel, singlecast, contents, occurrences FROM messages
+            SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """
@@ -98,7 +98,8 @@ extension SQLMessageStore {
             if slicing.maxSlices > 1, isBroadcast, pushes {
                 ranges = try await sliceRanges(
                     db, app: try row.decode(column: "app_id", as: String.self),
-                    channel: try row.decode(column: "channel", as: String.self), slicing: slicing)
+                    channel: try row.decode(column: "channel", as: String.self),
+                    wholeApp: try row.decode(column: "audience_channels", as: String?.self) != nil, slicing: slicing)
             }
             for (index, range) in ranges.enumerated() {
                 try await db.raw(
@@ -113,29 +114,36 @@ extension SQLMessageStore {
         }
     }
 
-    /// Equal key ranges over the channel's registrations. The count is capped at what `maxSlices` full
-    /// slices hold, so a huge channel costs no more to split than a large one.
-    static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, slicing: Slicing) async throws -> [(
+    /// Equal key ranges over the channel's registrations, or (`wholeApp`, a template's audience of several
+    /// channels or all) over the app's devices. The count is capped at what `maxSlices` full slices hold,
+    /// so a huge channel costs no more to split than a large one.
+    static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, wholeApp: Bool, slicing: Slicing) async throws -> [(
         after: Int64, upTo: Int64?
     )] {
-        guard
-            let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
-                .map({ try $0.decode(column: "id", as: Int64.self) })
-        else { return [(0, nil)] }
-        // The lowest and highest keys through the (channel_id, device_id) index: two seeks, not a scan.
+        // The keys to split: device keys through an index that has them in order, so the edges are two
+        // seeks, not a scan ((channel_id, device_id) for a channel, devices_by_app for the app).
+        let keys: SQLQueryString
+        let key: String
+        if wholeApp {
+            keys = "FROM devices WHERE app_id = \(bind: app)"
+            key = "id"
+        } else {
+            guard
+                let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
+                    .map({ try $0.decode(column: "id", as: Int64.self) })
+            else { return [(0, nil)] }
+            keys = "FROM registrations WHERE channel_id = \(bind: channelId)"
+            key = "device_id"
+        }
         func edge(_ order: SQLQueryString) async throws -> Int64? {
-            try await db.raw(
-                """
-                SELECT device_id FROM registrations WHERE channel_id = \(bind: channelId) ORDER BY device_id \(order) LIMIT 1
-                """
-            ).first().map { try $0.decode(column: "device_id", as: Int64.self) }
+            try await db.raw("SELECT \(ident: key) AS edge \(keys) ORDER BY \(ident: key) \(order) LIMIT 1").first()
+                .map { try $0.decode(column: "edge", as: Int64.self) }
         }
         guard let low = try await edge("ASC"), let high = try await edge("DESC") else { return [(0, nil)] }
         let members =
             try await db.raw(
                 """
-                SELECT COUNT(*) AS members FROM (SELECT 1 AS one FROM registrations WHERE channel_id = \(bind: channelId)
-                                                 LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
+                SELECT COUNT(*) AS members FROM (SELECT 1 AS one \(keys) LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
                 """
             ).first().map { try $0.decode(column: "members", as: Int.self) } ?? 0
         let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))

@@ -67,14 +67,15 @@ public struct SQLMessageStore: MessageStore {
         let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let contents = message.contents?.encoded()
+        let audience = try message.audience.map { String(decoding: try JSONEncoder().encode($0.map(\.rawValue)), as: UTF8.self) }
         try await backend.write { db in
             try await db.raw(
                 """
                 INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
-                    publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
+                    template_name, audience_channels, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
                 VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
                     \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                    \(bind: contents),
+                    \(bind: contents), \(bind: message.templateName), \(bind: audience),
                     \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
                     \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
@@ -153,6 +154,8 @@ public struct SQLMessageStore: MessageStore {
         let segment = try row.decode(column: "segment", as: String?.self)
             .map { try JSONDecoder().decode(Segment.self, from: Data($0.utf8)) }
         let contents = try row.decode(column: "contents", as: String?.self).map(MessageContents.init(decoding:))
+        let audience = try row.decode(column: "audience_channels", as: String?.self)
+            .map { try JSONDecoder().decode([String].self, from: Data($0.utf8)).map { try ChannelName(validating: $0) } }
         guard let status = MessageStatus(rawValue: try row.decode(column: "status", as: String.self)),
             let policy = PublishPolicy(rawValue: try row.decode(column: "policy", as: String.self))
         else {
@@ -171,6 +174,8 @@ public struct SQLMessageStore: MessageStore {
             singlecast: singlecast,
             segment: segment,
             contents: contents,
+            templateName: try row.decode(column: "template_name", as: String?.self),
+            audience: audience,
             schedule: PublishSchedule(
                 publishAt: try timestamp("publish_at"),
                 repeatEverySeconds: try row.decode(column: "repeat_every", as: Int64?.self),

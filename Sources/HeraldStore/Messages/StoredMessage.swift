@@ -14,6 +14,11 @@ public struct StoredMessage: Sendable, Equatable {
     public var segment: Segment?
     /// What each provider receives; nil when the policy does not push.
     public var contents: MessageContents?
+    /// The push template it was sent with (`POST …/messaging/push/{name}`), if any.
+    public var templateName: String?
+    /// A template's audience when it is not one channel: devices in any of these channels (each once),
+    /// every device of the app when empty. Nil: the devices of `channel`.
+    public var audience: [ChannelName]?
     public var schedule: PublishSchedule
     public var status: MessageStatus
     public var errorMessage: String?
@@ -27,7 +32,8 @@ public struct StoredMessage: Sendable, Equatable {
     public init(
         id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
         broadcast: PushBroadcast = .all, singlecast: [String]? = nil, segment: Segment? = nil, contents: MessageContents?,
-        schedule: PublishSchedule = PublishSchedule(), status: MessageStatus = .scheduled, errorMessage: String? = nil,
+        templateName: String? = nil, audience: [ChannelName]? = nil, schedule: PublishSchedule = PublishSchedule(),
+        status: MessageStatus = .scheduled, errorMessage: String? = nil,
         dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
         createdAt: Timestamp
     ) {
@@ -40,6 +46,8 @@ public struct StoredMessage: Sendable, Equatable {
         self.singlecast = singlecast
         self.segment = segment
         self.contents = contents
+        self.templateName = templateName
+        self.audience = audience
         self.schedule = schedule
         self.status = status
         self.errorMessage = errorMessage

@@ -119,5 +119,26 @@ extension Schema {
             ] + carry("messages", key: "id", slice: "-1") + carry("message_slices", key: "message_id", slice: "slice")
                 + ["messages", "message_slices"].flatMap { table in android.map { "ALTER TABLE \(table) DROP COLUMN \($0)" } }
         },
+        Migration(name: "0018_push_templates") { _ in
+            [
+                // An app's push templates: the checked admin body as JSON, one row per name.
+                """
+                CREATE TABLE push_templates (
+                    app_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (app_id, name)
+                )
+                """,
+                // The template a message was sent with, for its status and history.
+                "ALTER TABLE messages ADD COLUMN template_name TEXT",
+                // A template's audience when it is not one channel: a JSON list of channel names whose
+                // devices it goes to (any of them, each device once), or [] for every device of the app.
+                // NULL: the message's channel, as for every publish.
+                "ALTER TABLE messages ADD COLUMN audience_channels TEXT",
+            ]
+        },
     ]
 }

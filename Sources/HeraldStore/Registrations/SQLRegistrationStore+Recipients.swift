@@ -27,23 +27,38 @@ extension SQLRegistrationStore {
         let segment = filter.segment.sqlClause
         return try await backend.read { db in
             let rows: [any SQLRow]
-            if let devices = filter.devices {
+            if filter.devices != nil || (filter.audience.map { $0.count != 1 } ?? false) {
                 // A singlecast names its devices: found through (app_id, device_id), at most the list's length.
-                let ids: [any Encodable & Sendable] = devices
+                // A template's audience of several channels (or every one) walks the app's devices by key
+                // (devices_by_app), each once, keeping those with a live registration in one of them.
+                let only: SQLQueryString
+                if let devices = filter.devices {
+                    let ids: [any Encodable & Sendable] = devices
+                    only = " AND d.device_id IN (\(binds: ids))"
+                } else {
+                    only = ""
+                }
+                let inChannels: SQLQueryString
+                if filter.devices == nil, let audience = filter.audience, !audience.isEmpty {
+                    let names: [any Encodable & Sendable] = audience.map(\.rawValue)
+                    inChannels = " AND r.channel_id IN (SELECT id FROM channels WHERE app_id = \(bind: app) AND name IN (\(binds: names)))"
+                } else {
+                    inChannels = ""
+                }
                 rows = try await db.raw(
                     """
                     SELECT d.id AS device_key, d.device_id, d.device_token, d.os
                     FROM devices d
-                    WHERE d.app_id = \(bind: app) AND d.device_id IN (\(binds: ids)) AND d.id > \(bind: cursor) AND d.id <= \(bind: upTo)
+                    WHERE d.app_id = \(bind: app)\(only) AND d.id > \(bind: cursor) AND d.id <= \(bind: upTo)
                       AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
-                      AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
+                      AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id\(inChannels)
                                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
                     ORDER BY d.id
                     LIMIT \(bind: limit)
                     """
                 ).all()
             } else {
-                let channel = Self.channelKey(app: app, name: filter.channel)
+                let channel = Self.channelKey(app: app, name: filter.audience?.first ?? filter.channel)
                 rows = try await db.raw(
                     """
                     SELECT r.device_id AS device_key, d.device_id, d.device_token, d.os

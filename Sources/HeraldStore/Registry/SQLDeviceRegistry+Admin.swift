@@ -145,9 +145,10 @@ extension SQLDeviceRegistry {
         try await backend.read { db in
             let rows = try await db.raw(
                 """
-                SELECT id, message_id, delivered_at, outcome, reason FROM deliveries
-                WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) AND id < \(bind: cursor ?? Int64.max)
-                ORDER BY id DESC LIMIT \(literal: limit)
+                SELECT d.id, d.message_id, d.delivered_at, d.outcome, d.reason, m.template_name FROM deliveries d
+                LEFT JOIN messages m ON m.id = d.message_id
+                WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId) AND d.id < \(bind: cursor ?? Int64.max)
+                ORDER BY d.id DESC LIMIT \(literal: limit)
                 """
             ).all()
             if rows.isEmpty, cursor == nil,
@@ -161,7 +162,8 @@ extension SQLDeviceRegistry {
                     messageId: try row.decode(column: "message_id", as: String.self),
                     deliveredAt: Timestamp(milliseconds: try row.decode(column: "delivered_at", as: Int64.self)),
                     outcome: try row.decode(column: "outcome", as: String.self),
-                    reason: try row.decode(column: "reason", as: String?.self))
+                    reason: try row.decode(column: "reason", as: String?.self),
+                    templateName: try row.decode(column: "template_name", as: String?.self))
             }
         }
     }

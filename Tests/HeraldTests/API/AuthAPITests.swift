@@ -14,13 +14,21 @@ import Testing
         (.delete, "messaging/channels/news", .server),
         (.get, "messaging/channels", .admin),
         (.post, "admin/sweep", .admin),
+        (.get, "admin/pushtemplates", .admin),
+        (.put, "admin/pushtemplates/t", .admin),
+        (.get, "admin/pushtemplates/t", .admin),
+        (.delete, "admin/pushtemplates/t", .admin),
+        (.get, "messaging/pushtemplates/android", .client),
+        (.post, "messaging/push/t", .server),
         (.post, "messaging/news", .server),
         (.get, "messaging/message:0ae1b200-5016-40f7-bdc5-92813aec5daf", .server),
         (.delete, "messaging/message:0ae1b200-5016-40f7-bdc5-92813aec5daf", .server),
     ]
 
     /// The publishing routes answer 5007 in Backendless's own words.
-    static func isPublishing(_ path: String) -> Bool { path == "messaging/news" || path.hasPrefix("messaging/message:") }
+    static func isPublishing(_ path: String) -> Bool {
+        path == "messaging/news" || path.hasPrefix("messaging/message:") || path.hasPrefix("messaging/push/")
+    }
 
     @Test func unknownAppOrKeyIs401With2002OnEveryRoute() async throws {
         try await TestHerald.with(file: false) { h in

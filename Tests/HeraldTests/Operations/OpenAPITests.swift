@@ -86,7 +86,8 @@ import Testing
             let registry = SQLDeviceRegistry(backend: backend)
             let messages = SQLMessageStore(backend: backend)
             let router = HeraldServer.makeRouter(
-                store: store, messages: messages, registry: registry, apps: try AppDirectory(apps: TestHerald.apps), clock: clock,
+                store: store, messages: messages, registry: registry, templates: SQLPushTemplateStore(backend: backend),
+                apps: try AppDirectory(apps: TestHerald.apps), clock: clock,
                 sweeper: Sweeper(store: store, clock: clock, batchSize: 100, logger: logger), dispatcher: nil,
                 readiness: Readiness(backend: backend), metrics: .disabled,
                 metricsRoute: MetricsRoutes(exporter: MetricsExporter(), bearerToken: nil),

@@ -103,7 +103,8 @@ enum PublishHarness {
                 let app = HeraldServer.makeApplication(
                     configuration: configuration, store: store, messages: messages,
                     registry: SQLDeviceRegistry(backend: backend, events: events, metrics: exporter.metrics),
-                    apps: try AppDirectory(apps: apps), clock: clock, outbox: outbox, exporter: exporter, logger: logger)
+                    templates: SQLPushTemplateStore(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, outbox: outbox,
+                    exporter: exporter, logger: logger)
                 try await app.test(.router) { client in
                     try await body(
                         Harness(

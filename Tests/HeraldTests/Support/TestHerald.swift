@@ -65,7 +65,8 @@ enum TestHerald {
             let readiness = Readiness(backend: backend)
             let app = HeraldServer.makeApplication(
                 configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-                registry: SQLDeviceRegistry(backend: backend), apps: try AppDirectory(apps: apps), clock: clock,
+                registry: SQLDeviceRegistry(backend: backend), templates: SQLPushTemplateStore(backend: backend),
+                apps: try AppDirectory(apps: apps), clock: clock,
                 readiness: readiness, logger: logger)
             try await app.test(setup) { client in
                 try await body(Harness(client: client, store: store, clock: clock, readiness: readiness))
