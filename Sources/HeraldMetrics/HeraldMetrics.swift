@@ -46,12 +46,16 @@ public final class HeraldMetrics: Sendable {
         public static let fanOutsRunning = "herald_fanouts_running"
         public static let deviceCheckCalls = "herald_devicecheck_calls_total"
         public static let deviceCheckDuration = "herald_devicecheck_call_duration_seconds"
+        public static let subscriptionsCreated = "herald_pubsub_subscriptions_created_total"
+        public static let streamsOpen = "herald_pubsub_streams"
+        public static let pubsubDelivered = "herald_pubsub_messages_delivered_total"
 
         /// Every name above (a test checks the exposition holds each).
         public static let all = [
             httpRequests, httpDuration, httpProtocolErrors, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
             notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
             dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, deviceCheckCalls, deviceCheckDuration,
+            subscriptionsCreated, streamsOpen, pubsubDelivered,
         ]
     }
 
@@ -163,6 +167,24 @@ public final class HeraldMetrics: Sendable {
     /// The provider said the token is wrong for the app: it is deactivated.
     public func tokenDeactivated(provider: String) {
         cache.counter(Name.tokensDeactivated, [("provider", provider)], factory).increment()
+    }
+
+    // MARK: Publish-subscribe
+
+    /// How subscribers receive messages: by polling, or on a stream (Server-Sent Events).
+    public enum PubSubDelivery: String, Sendable, CaseIterable {
+        case poll, stream
+    }
+
+    public func subscriptionCreated() { cache.counter(Name.subscriptionsCreated, [], factory).increment() }
+    /// A stream opened (+1) or closed (-1).
+    public func streams(_ change: Int) {
+        let meter = cache.meter(Name.streamsOpen, [], factory)
+        if change > 0 { meter.increment(by: Double(change)) } else { meter.decrement(by: Double(-change)) }
+    }
+    public func pubsubDelivered(_ count: Int, via: PubSubDelivery) {
+        guard count > 0 else { return }
+        cache.counter(Name.pubsubDelivered, [("via", via.rawValue)], factory).increment(by: count)
     }
 
     public func fanOutStarted() { fanOuts.increment() }

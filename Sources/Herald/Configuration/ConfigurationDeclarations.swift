@@ -14,7 +14,7 @@ public enum ConfigurationDeclarations {
     /// The top-level blocks in the order the documentation lists them.
     public static let blocks: [(key: String, settings: [Setting])] = [
         ("http", http), ("metrics", metrics), ("database", database), ("sweeper", sweeper),
-        ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history),
+        ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history), ("pubsub", pubsub),
     ]
 
     /// The blocks every app may have besides the modules' (`webhook`, `cors`).
@@ -89,6 +89,18 @@ public enum ConfigurationDeclarations {
         .integer("days", 1...3650, default: HistoryConfiguration().days),
         .integer("maxPerDevice", 1...100_000, default: HistoryConfiguration().maxPerDevice),
     ]
+
+    static let pubsub: [Setting] = {
+        let defaults = PubSubConfiguration()
+        return [
+            Setting("retentionSeconds", .number(1...86_400, unit: " seconds"), default: defaults.retentionSeconds.plainText),
+            Setting(
+                "subscriptionIdleSeconds", .number(10...2_592_000, unit: " seconds"), default: defaults.subscriptionIdleSeconds.plainText),
+            .integer("maxSubscriptionsPerApp", 1...10_000_000, default: defaults.maxSubscriptionsPerApp),
+            .integer("maxStreams", 0...1_000_000, default: defaults.maxStreams),
+            Setting("heartbeatSeconds", .number(1...300, unit: " seconds"), default: defaults.heartbeatSeconds.plainText),
+        ]
+    }()
 
     static let webhook: [Setting] = [
         Setting("url", .url),

@@ -112,6 +112,16 @@ public enum ConfigurationLoader {
         try settings.checked("messages") { () throws(SettingError) in
             configuration.messageRetentionDays = try messages.integer("retentionDays") ?? configuration.messageRetentionDays
         }
+        let pubsub = settings.block("pubsub", ConfigurationDeclarations.pubsub)
+        try settings.checked("pubsub") { () throws(SettingError) in
+            var read = configuration.pubsub
+            read.retentionSeconds = try pubsub.number("retentionSeconds") ?? read.retentionSeconds
+            read.subscriptionIdleSeconds = try pubsub.number("subscriptionIdleSeconds") ?? read.subscriptionIdleSeconds
+            read.maxSubscriptionsPerApp = try pubsub.integer("maxSubscriptionsPerApp") ?? read.maxSubscriptionsPerApp
+            read.maxStreams = try pubsub.integer("maxStreams") ?? read.maxStreams
+            read.heartbeatSeconds = try pubsub.number("heartbeatSeconds") ?? read.heartbeatSeconds
+            configuration.pubsub = read
+        }
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration

@@ -82,6 +82,8 @@ public struct HeraldConfiguration: Sendable {
     /// Days a finished message (published, failed or cancelled) stays queryable before the sweeper
     /// deletes it (`messages.retentionDays`).
     public var messageRetentionDays = 30
+    /// Publish-subscribe: how long feeds and subscriptions live, and the limits (`pubsub.*`).
+    public var pubsub = PubSubConfiguration()
     /// Registrations (and, apart, launches) that may wait for the database at once; one more is answered
     /// 503 with Retry-After (`database.writeQueueLimit`).
     public var writeQueueLimit = WriteQueueLimit.default
@@ -130,6 +132,28 @@ public struct AppConfiguration: Sendable, Equatable {
         self.fcm = fcm
         self.deviceCheck = deviceCheck
         self.webhook = webhook
+    }
+}
+
+/// `pubsub.*`: the feeds' retention, subscriptions' idle time and limits, and the streams'.
+public struct PubSubConfiguration: Sendable, Equatable {
+    /// A published message stays available to subscribers this long (Backendless keeps 60 s).
+    public var retentionSeconds: Double = 60
+    /// A subscription neither polled nor streamed for this long expires.
+    public var subscriptionIdleSeconds: Double = 300
+    public var maxSubscriptionsPerApp = 10_000
+    /// Streams (Server-Sent Events) this instance serves at once; one more is answered 503.
+    public var maxStreams = 10_000
+    /// A stream with nothing to send gets a comment this often, so proxies keep it open.
+    public var heartbeatSeconds: Double = 15
+
+    public init() {}
+
+    /// What the store needs of it.
+    public var policy: PubSubPolicy {
+        PubSubPolicy(
+            retentionMilliseconds: Int64(retentionSeconds * 1000), idleMilliseconds: Int64(subscriptionIdleSeconds * 1000),
+            maxSubscriptionsPerApp: maxSubscriptionsPerApp)
     }
 }
 

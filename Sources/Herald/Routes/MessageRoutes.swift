@@ -10,6 +10,7 @@ import Hummingbird
 struct MessageRoutes {
     let messages: any MessageStore
     let templates: PushTemplateRoutes
+    let pubsub: PubSubRoutes
     let apps: AppDirectory
     let clock: any WallClock
     let dispatcher: Dispatcher?
@@ -33,17 +34,26 @@ struct MessageRoutes {
             context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
             return try await status(context)
         }
-        // Two segments: `pushtemplates/{deviceType}` (the SDKs' download) and `push/{templateName}`.
+        // Two segments. GET: `pushtemplates/{deviceType}` (the SDKs' download), else `{channel}/{subscriptionId}`
+        // (a poll). POST: `push/{templateName}`, else `{channel}/subscribe`.
         router.get(RouterPath(path + "/{target}/{second}")) { _, context in
-            guard try AppScope.parameter("target", context) == PushTemplateRoutes.segment else { throw HeraldFault.noSuchRoute }
-            let caller = try AppScope.authorize(context, apps: apps, requires: .client)
-            return try await templates.download(app: caller.appId, deviceType: try AppScope.parameter("second", context))
+            var context = context
+            if try AppScope.parameter("target", context) == PushTemplateRoutes.segment {
+                let caller = try AppScope.authorize(context, apps: apps, requires: .client)
+                return try await templates.download(app: caller.appId, deviceType: try AppScope.parameter("second", context))
+            }
+            context.caller = try AppScope.authorize(context, apps: apps, requires: .client)
+            return try await pubsub.poll(context)
         }
         router.post(RouterPath(path + "/{target}/{second}")) { request, context in
             var context = context
-            guard try AppScope.parameter("target", context) == PushTemplateRoutes.pushSegment else { throw HeraldFault.noSuchRoute }
-            context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
-            return try await templates.push(request, context, name: try AppScope.parameter("second", context))
+            if try AppScope.parameter("target", context) == PushTemplateRoutes.pushSegment {
+                context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
+                return try await templates.push(request, context, name: try AppScope.parameter("second", context))
+            }
+            guard try AppScope.parameter("second", context) == PubSubRoutes.subscribeSegment else { throw HeraldFault.noSuchRoute }
+            context.caller = try AppScope.authorize(context, apps: apps, requires: .client)
+            return try await pubsub.subscribe(request, context)
         }
         router.delete(RouterPath(path + "/{target}")) { _, context in
             var context = context

@@ -94,11 +94,12 @@ public enum HeraldRuntime {
         let announced = demo
         let events = EventOutbox.forApps(configuration.apps)
         let readiness = Readiness(backend: backend)
+        let pubsub = PubSubParts(backend: backend)
         let app = HeraldServer.makeApplication(
-            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events),
+            configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, events: events, feed: pubsub.signal),
             registry: SQLDeviceRegistry(
                 backend: backend, events: events, metrics: exporter.metrics, writeQueueLimit: configuration.writeQueueLimit),
-            templates: SQLPushTemplateStore(backend: backend), apps: directory, clock: clock,
+            templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub, apps: directory, clock: clock,
             outbox: SQLWebhookOutbox(backend: backend), readiness: readiness, exporter: exporter, logger: logger,
             onServerRunning: { [configuration] port in
                 onStarted(Started(host: configuration.http.host, port: port, database: configuration.database, demo: announced))

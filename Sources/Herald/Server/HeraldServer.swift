@@ -9,12 +9,27 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
+/// What publish-subscribe needs of the store: the subscriptions and feeds, the signal the message store
+/// fires when a feed grows (pass the same one to `SQLMessageStore(feed:)`), and the backend to LISTEN on.
+public struct PubSubParts: Sendable {
+    public let store: any PubSubStore
+    public let signal: FeedSignal
+    public let backend: (any SQLBackend)?
+
+    public init(backend: any SQLBackend) {
+        store = SQLPubSubStore(backend: backend)
+        signal = FeedSignal()
+        self.backend = backend
+    }
+}
+
 /// Builds the HTTP application from its parts. Everything it needs is passed in, so tests assemble
 /// the same server the binary runs, with their own store, clock and port 0.
 public enum HeraldServer {
     static func makeRouter(
         store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore,
-        templates: any PushTemplateStore, apps: AppDirectory, clock: any WallClock, sweeper: Sweeper, dispatcher: Dispatcher?,
+        templates: any PushTemplateStore, pubsub: PubSubRoutes, apps: AppDirectory, clock: any WallClock, sweeper: Sweeper,
+        dispatcher: Dispatcher?,
         readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: [])
     ) -> Router<HeraldRequestContext> {
@@ -32,8 +47,11 @@ public enum HeraldServer {
         let templateRoutes = PushTemplateRoutes(
             templates: templates, messages: messages, apps: apps, clock: clock, dispatcher: dispatcher)
         templateRoutes.add(to: router)
-        MessageRoutes(messages: messages, templates: templateRoutes, apps: apps, clock: clock, dispatcher: dispatcher, metrics: metrics)
-            .add(to: router)
+        MessageRoutes(
+            messages: messages, templates: templateRoutes, pubsub: pubsub, apps: apps, clock: clock, dispatcher: dispatcher,
+            metrics: metrics
+        ).add(to: router)
+        pubsub.add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
@@ -50,6 +68,7 @@ public enum HeraldServer {
         messages: any MessageStore,
         registry: any DeviceRegistryStore,
         templates: any PushTemplateStore,
+        pubsub: PubSubParts,
         apps: AppDirectory,
         clock: any WallClock = SystemClock(),
         outbox: (any WebhookOutboxStore)? = nil,
@@ -70,7 +89,11 @@ public enum HeraldServer {
             singleServer: configuration.database.isSingleServer, metrics: exporter.metrics, logger: logger)
         // DeviceCheck clients stop after the HTTP server (the last service stops first) that calls them.
         let deviceCheck = DeviceCheckClients(apps: configuration.apps, clock: clock, logger: logger)
-        var services: [any Service] = [deviceCheck, clients, dispatcher]
+        // Streams end (the hub stops) before the HTTP server waits for its requests to finish.
+        let hub = PubSubHub(
+            store: pubsub.store, backend: pubsub.backend, signal: pubsub.signal, clock: clock, configuration: configuration.pubsub,
+            metrics: exporter.metrics, logger: logger)
+        var services: [any Service] = [deviceCheck, clients, dispatcher, hub]
         let targets = Dictionary(uniqueKeysWithValues: configuration.apps.compactMap { app in app.webhook.map { (app.id, $0) } })
         if let outbox, !targets.isEmpty {
             services.append(
@@ -100,8 +123,10 @@ public enum HeraldServer {
         let requestTimeout = TimeAmount.milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000))
         return Application(
             router: makeRouter(
-                store: store, messages: messages, registry: registry, templates: templates, apps: apps, clock: clock,
-                sweeper: sweeper,
+                store: store, messages: messages, registry: registry, templates: templates,
+                pubsub: PubSubRoutes(
+                    store: pubsub.store, hub: hub, apps: apps, clock: clock, configuration: configuration.pubsub, metrics: exporter.metrics),
+                apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
                 metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck,
                 cors: CORSPolicy(apps: configuration.apps)),

@@ -57,6 +57,23 @@ extension HeraldFault {
         HeraldFault(code: 5050, kind: .notFound, message: "Push template not found: '\(name.prefix(64))'")
     }
 
+    /// 5020 (Herald's; Backendless lists no code for it): no live subscription of that id in the app's
+    /// channel: never made, another channel's, or expired (not polled or streamed within its idle time).
+    public static let unknownSubscription = HeraldFault(
+        code: 5020, kind: .notFound, message: "Subscription not found or expired; subscribe again")
+
+    /// 503: this instance serves `pubsub.maxStreams` streams already (or is shutting down).
+    public static let streamsUnavailable = HeraldFault(
+        code: 503, kind: .unavailable,
+        message: "Service temporarily unavailable: this instance serves all the streams it may; retry shortly")
+
+    /// 5008, no permission to subscribe: the app has as many live subscriptions as it may.
+    public static func tooManySubscriptions(limit: Int) -> HeraldFault {
+        HeraldFault(
+            code: 5008, kind: .rateLimited,
+            message: "No permission to subscribe: the app has its maximum of \(limit) live subscriptions (pubsub.maxSubscriptionsPerApp)")
+    }
+
     public static let unknownDeviceOnGet = HeraldFault(
         code: 5000, kind: .notFound,
         message: "Unable to retrieve device registration - unknown device ID")

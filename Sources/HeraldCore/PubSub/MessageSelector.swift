@@ -42,6 +42,15 @@ public struct MessageSelector: Sendable, Equatable, CustomStringConvertible {
         self.text = text
     }
 
+    private init(text: String, condition: Condition) {
+        self.text = text
+        self.condition = condition
+    }
+
+    /// A selector that takes no message: for one stored by another build that this one cannot parse,
+    /// so that subscription gets nothing rather than everything.
+    public static let nothing = MessageSelector(text: "FALSE", condition: .isNull(.literal(.boolean(false)), negated: false))
+
     /// Whether a message with these headers is delivered to the subscription.
     public func matches(_ headers: [String: String]) -> Bool { condition.evaluate(headers) == true }
 

@@ -90,6 +90,29 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
+    public func listen(_ channel: String, listening: @escaping @Sendable () -> Void, _ body: @escaping @Sendable (String) -> Void) async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await openConnection()
+                do {
+                    try await connection.listen(on: channel) { notifications in
+                        listening()
+                        for try await notification in notifications { body(notification.payload) }
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning(
+                    "LISTEN \(channel) lost its connection; listening again in 1 s", metadata: ["error": "\(Self.explain(error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await withLeasedConnection { connection in

@@ -29,10 +29,20 @@ public protocol SQLBackend: Sendable {
     /// The schema changed (a migration ran): connections that cached the old one must reload it before
     /// their next query.
     func schemaChanged() async throws
+
+    /// Until the task is cancelled, calls `body` with the payload of each notification that any process
+    /// sends on `channel` (PostgreSQL LISTEN/NOTIFY, on a connection of its own), and `listening` each time
+    /// it starts listening: first, and again after a lost connection, when notifications in between
+    /// may have been missed. SQLite, used by one process, has none: it only waits to be cancelled.
+    func listen(_ channel: String, listening: @escaping @Sendable () -> Void, _ body: @escaping @Sendable (String) -> Void) async
 }
 
 extension SQLBackend {
     public func schemaChanged() async throws {}
+
+    public func listen(_ channel: String, listening: @escaping @Sendable () -> Void, _ body: @escaping @Sendable (String) -> Void) async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
 
     /// Whose clock decides leases and due times: the database's when several servers may share it.
     public var leaseClock: StoreClock { dialect.databaseNow == nil ? .caller : .database }

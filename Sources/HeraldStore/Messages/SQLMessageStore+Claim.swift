@@ -22,11 +22,11 @@ extension SQLMessageStore {
     ) async throws -> [ClaimedSlice] {
         guard limit > 0 else { return [] }
         let recordedAt = now.milliseconds
-        return try await backend.write { db in
+        let (claimed, fed) = try await backend.write { db in
             let dialect = StoreDialect(db)
             let now = clock.now(now, dialect)
             try await foldAbandonedSlices(db, now: now, at: recordedAt)
-            try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect)
+            let fed = try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect, at: recordedAt)
             // Candidates, locked (PostgreSQL) so two instances never take the same slice; rows another
             // instance is taking right now are skipped, not waited for.
             let candidates = try await db.raw(
@@ -70,28 +70,47 @@ extension SQLMessageStore {
                         upTo: try row.decode(column: "up_to_key", as: Int64?.self),
                         sequence: try row.decode(column: "checkpoint_seq", as: Int64.self)))
             }
-            return claimed
+            return (claimed, fed)
         }
+        for (app, channel) in fed { feed?.fire(app: app, channel: channel) }
+        return claimed
     }
 
     /// Marks due scheduled messages running and writes their slices: the channel's device keys from the
     /// lowest to the highest split into equal key ranges, as many as the recipients fill at `sliceSize`
     /// each (at most `maxSlices`); the first slice starts at 0 and the last has no end, so a device that
     /// joins the channel during the fan-out falls in one. A singlecast or a message without a push is one slice.
+    ///
+    /// An occurrence of a `PUBSUB` or `BOTH` message not yet in its channel's feed enters it here (the
+    /// first one usually entered when it was published), stamped `publishedAt`; returns the channels
+    /// whose feeds grew. The appends come last, in the order of their channels, so two instances' claims
+    /// take the channels' locks (PostgreSQL) in one order.
     static func startDueOccurrences(
         _ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
-        dialect: StoreDialect
-    ) async throws {
+        dialect: StoreDialect, at publishedAt: Int64
+    ) async throws -> [(String, ChannelName)] {
         let due = try await db.raw(
             """
-            SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels FROM messages
+            SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels, pubsub, fed_occurrences,
+                   publisher_id FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """
         ).all()
+        var appends: [(app: String, channel: String, id: String, publisher: String?, content: String)] = []
         for row in due {
             let id = try row.decode(column: "id", as: String.self)
             let occurrence = try row.decode(column: "occurrences", as: Int64.self)
+            if let content = try row.decode(column: "pubsub", as: String?.self),
+                try row.decode(column: "fed_occurrences", as: Int64.self) <= occurrence
+            {
+                appends.append(
+                    (
+                        try row.decode(column: "app_id", as: String.self), try row.decode(column: "channel", as: String.self), id,
+                        try row.decode(column: "publisher_id", as: String?.self), content
+                    ))
+                try await db.raw("UPDATE messages SET fed_occurrences = \(bind: occurrence + 1) WHERE id = \(bind: id)").run()
+            }
             var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
             let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
             let pushes = try row.decode(column: "contents", as: String?.self) != nil
@@ -112,6 +131,13 @@ extension SQLMessageStore {
             }
             try await db.raw("UPDATE messages SET status = 'running', pending = 0, updated_at = \(now) WHERE id = \(bind: id)").run()
         }
+        appends.sort { ($0.app, $0.channel) < ($1.app, $1.channel) }
+        for append in appends {
+            try await PubSubFeed.append(
+                db, app: append.app, channel: append.channel, messageId: append.id, publisherId: append.publisher,
+                content: append.content, publishedAt: publishedAt)
+        }
+        return try appends.map { ($0.app, try ChannelName(validating: $0.channel)) }
     }
 
     /// Equal key ranges over the channel's registrations, or (`wholeApp`, a template's audience of several

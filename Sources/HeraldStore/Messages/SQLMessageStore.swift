@@ -12,11 +12,14 @@ public struct SQLMessageStore: MessageStore {
     /// drive time by hand on PostgreSQL pass `.caller`.
     /// Which apps' changes write webhook events (in the same transactions).
     let events: EventOutbox
+    /// Told when a channel's pub/sub feed grew (after the commit), for this process's streams.
+    let feed: FeedSignal?
 
-    public init(backend: any SQLBackend, clock: StoreClock? = nil, events: EventOutbox = .none) {
+    public init(backend: any SQLBackend, clock: StoreClock? = nil, events: EventOutbox = .none, feed: FeedSignal? = nil) {
         self.backend = backend
         self.clock = clock ?? backend.leaseClock
         self.events = events
+        self.feed = feed
     }
 
     /// The count columns a message row and each of its slices have (the totals; `message_counts` splits
@@ -68,20 +71,30 @@ public struct SQLMessageStore: MessageStore {
         let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let contents = message.contents?.encoded()
         let audience = try message.audience.map { String(decoding: try JSONEncoder().encode($0.map(\.rawValue)), as: UTF8.self) }
+        let pubsub = message.pubsub?.encoded()
+        // The first occurrence reaches the channel's subscribers now when it is due now (a scheduled one
+        // when it starts: `startDueOccurrences`).
+        let feedsNow = pubsub != nil && (message.dueAt.map { $0 <= now } ?? false)
         try await backend.write { db in
             try await db.raw(
                 """
                 INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
-                    template_name, audience_channels, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
+                    template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
                 VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
                     \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                    \(bind: contents), \(bind: message.templateName), \(bind: audience),
+                    \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: pubsub), \(bind: feedsNow ? 1 : 0),
                     \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
                     \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
                 """
             ).run()
+            if feedsNow, let pubsub {
+                try await PubSubFeed.append(
+                    db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
+                    content: pubsub, publishedAt: now.milliseconds)
+            }
         }
+        if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
     }
 
     public func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int {
@@ -174,6 +187,7 @@ public struct SQLMessageStore: MessageStore {
             singlecast: singlecast,
             segment: segment,
             contents: contents,
+            pubsub: try row.decode(column: "pubsub", as: String?.self).map(PubSubContent.init(decoding:)),
             templateName: try row.decode(column: "template_name", as: String?.self),
             audience: audience,
             schedule: PublishSchedule(

@@ -14,6 +14,8 @@ public struct StoredMessage: Sendable, Equatable {
     public var segment: Segment?
     /// What each provider receives; nil when the policy does not push.
     public var contents: MessageContents?
+    /// What the channel's subscribers get (`PUBSUB` and `BOTH`); nil for a `PUSH` message.
+    public var pubsub: PubSubContent?
     /// The push template it was sent with (`POST …/messaging/push/{name}`), if any.
     public var templateName: String?
     /// A template's audience when it is not one channel: devices in any of these channels (each once),
@@ -32,7 +34,8 @@ public struct StoredMessage: Sendable, Equatable {
     public init(
         id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
         broadcast: PushBroadcast = .all, singlecast: [String]? = nil, segment: Segment? = nil, contents: MessageContents?,
-        templateName: String? = nil, audience: [ChannelName]? = nil, schedule: PublishSchedule = PublishSchedule(),
+        pubsub: PubSubContent? = nil, templateName: String? = nil, audience: [ChannelName]? = nil,
+        schedule: PublishSchedule = PublishSchedule(),
         status: MessageStatus = .scheduled, errorMessage: String? = nil,
         dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
         createdAt: Timestamp
@@ -46,6 +49,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.singlecast = singlecast
         self.segment = segment
         self.contents = contents
+        self.pubsub = pubsub
         self.templateName = templateName
         self.audience = audience
         self.schedule = schedule
@@ -63,6 +67,7 @@ public struct StoredMessage: Sendable, Equatable {
             id: id, app: app, channel: channel, publisherId: request.publisherId, policy: request.policy,
             broadcast: request.broadcast, singlecast: request.singlecast?.map(\.rawValue), segment: request.segment,
             contents: request.contents,
+            pubsub: request.policy == .push ? nil : PubSubContent(data: request.message, headers: request.headers),
             schedule: request.schedule, dueAt: request.schedule.publishAt ?? now, createdAt: now)
     }
 }

@@ -140,5 +140,46 @@ extension Schema {
                 "ALTER TABLE messages ADD COLUMN audience_channels TEXT",
             ]
         },
+        Migration(name: "0019_publish_subscribe") { dialect in
+            [
+                // Each channel's feed of messages for subscribers: one row per occurrence of a PUBSUB or BOTH
+                // message (`content`: its data and headers as JSON), in `id` order (on PostgreSQL a channel's appends take a transaction lock, so ids
+                // commit in order and a reader that has seen id n never later finds a smaller one). Ids are
+                // never reused (SQLite's AUTOINCREMENT), even once every row has been pruned.
+                """
+                CREATE TABLE pubsub_messages (
+                    id \(dialect.kind == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : dialect.identity),
+                    app_id TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    publisher_id TEXT,
+                    content TEXT NOT NULL,
+                    published_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX pubsub_messages_feed ON pubsub_messages (app_id, channel, id)",
+                "CREATE INDEX pubsub_messages_age ON pubsub_messages (published_at)",
+                // Subscriptions: where each has read its channel's feed up to, and when it was last used.
+                """
+                CREATE TABLE subscriptions (
+                    id TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    subscriber_id TEXT,
+                    selector TEXT,
+                    position BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_seen_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX subscriptions_by_app ON subscriptions (app_id)",
+                "CREATE INDEX subscriptions_idle ON subscriptions (last_seen_at)",
+                // What a message gives its subscribers (JSON {"data", "headers"}), kept while it may have
+                // occurrences to come; NULL for a PUSH message. `fed_occurrences`: how many of its
+                // occurrences are in the feed (the first is fed when published, the others when they start).
+                "ALTER TABLE messages ADD COLUMN pubsub TEXT",
+                "ALTER TABLE messages ADD COLUMN fed_occurrences BIGINT NOT NULL DEFAULT 0",
+            ]
+        },
     ]
 }

@@ -87,6 +87,9 @@ import Testing
             let messages = SQLMessageStore(backend: backend)
             let router = HeraldServer.makeRouter(
                 store: store, messages: messages, registry: registry, templates: SQLPushTemplateStore(backend: backend),
+                pubsub: PubSubRoutes(
+                    store: SQLPubSubStore(backend: backend), hub: nil, apps: try AppDirectory(apps: TestHerald.apps), clock: clock,
+                    configuration: PubSubConfiguration(), metrics: .disabled),
                 apps: try AppDirectory(apps: TestHerald.apps), clock: clock,
                 sweeper: Sweeper(store: store, clock: clock, batchSize: 100, logger: logger), dispatcher: nil,
                 readiness: Readiness(backend: backend), metrics: .disabled,

@@ -93,7 +93,8 @@ enum PublishHarness {
                 let exporter = MetricsExporter()
                 let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics)
                 // The test's manual clock decides leases on PostgreSQL too (not the server's).
-                let messages = SQLMessageStore(backend: backend, clock: .caller, events: events)
+                let pubsub = PubSubParts(backend: backend)
+                let messages = SQLMessageStore(backend: backend, clock: .caller, events: events, feed: pubsub.signal)
                 let outbox = SQLWebhookOutbox(backend: backend, clock: .caller)
                 var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
                 configuration.sweeper.intervalSeconds = 0
@@ -103,7 +104,8 @@ enum PublishHarness {
                 let app = HeraldServer.makeApplication(
                     configuration: configuration, store: store, messages: messages,
                     registry: SQLDeviceRegistry(backend: backend, events: events, metrics: exporter.metrics),
-                    templates: SQLPushTemplateStore(backend: backend), apps: try AppDirectory(apps: apps), clock: clock, outbox: outbox,
+                    templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub, apps: try AppDirectory(apps: apps), clock: clock,
+                    outbox: outbox,
                     exporter: exporter, logger: logger)
                 try await app.test(.router) { client in
                     try await body(

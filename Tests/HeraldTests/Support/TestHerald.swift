@@ -35,7 +35,8 @@ enum TestHerald {
     static func with(
         file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
         metrics: HeraldConfiguration.Metrics = .init(), apps: [AppConfiguration] = TestHerald.apps,
-        writeQueueLimit: Int = WriteQueueLimit.default, _ body: @escaping @Sendable (Harness) async throws -> Void
+        writeQueueLimit: Int = WriteQueueLimit.default, pubsub: PubSubConfiguration = .init(),
+        _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -43,17 +44,17 @@ enum TestHerald {
         case .sqlite:
             try await run(
                 file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, apps: apps,
-                writeQueueLimit: writeQueueLimit, body)
+                writeQueueLimit: writeQueueLimit, pubsub: pubsub, body)
         case .postgres:
             try await PostgresTestDatabase.with { url in
-                try await run(url, setup: setup, metrics: metrics, apps: apps, writeQueueLimit: writeQueueLimit, body)
+                try await run(url, setup: setup, metrics: metrics, apps: apps, writeQueueLimit: writeQueueLimit, pubsub: pubsub, body)
             }
         }
     }
 
     private static func run(
         _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics, apps: [AppConfiguration],
-        writeQueueLimit: Int, _ body: @escaping @Sendable (Harness) async throws -> Void
+        writeQueueLimit: Int, pubsub settings: PubSubConfiguration, _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
         try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
@@ -62,10 +63,12 @@ enum TestHerald {
             var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
             configuration.sweeper.intervalSeconds = 0
             configuration.metrics = metrics
+            configuration.pubsub = settings
             let readiness = Readiness(backend: backend)
+            let pubsub = PubSubParts(backend: backend)
             let app = HeraldServer.makeApplication(
-                configuration: configuration, store: store, messages: SQLMessageStore(backend: backend),
-                registry: SQLDeviceRegistry(backend: backend), templates: SQLPushTemplateStore(backend: backend),
+                configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, feed: pubsub.signal),
+                registry: SQLDeviceRegistry(backend: backend), templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub,
                 apps: try AppDirectory(apps: apps), clock: clock,
                 readiness: readiness, logger: logger)
             try await app.test(setup) { client in

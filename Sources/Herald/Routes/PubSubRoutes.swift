@@ -1,0 +1,183 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldMetrics
+import HeraldStore
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// Publish-subscribe (issue 24), with any key of the app: subscribe to a channel
+/// (`POST …/messaging/{channel}/subscribe`), poll a subscription (`GET …/messaging/{channel}/{subscriptionId}`),
+/// and, beyond Backendless, stream it as Server-Sent Events (`GET …/messaging/{channel}/{subscriptionId}/stream`).
+///
+/// The first two share their shape with other two-segment routes, so `MessageRoutes` hands them over
+/// once the segments said which they are.
+struct PubSubRoutes {
+    static let subscribeSegment = "subscribe"
+    /// The most feed rows one poll reads.
+    static let pollLimit = 1000
+
+    let store: any PubSubStore
+    let hub: PubSubHub?
+    let apps: AppDirectory
+    let clock: any WallClock
+    let configuration: PubSubConfiguration
+    let metrics: HeraldMetrics
+
+    func add(to router: Router<HeraldRequestContext>) {
+        router.requiring(.client, apps: apps).get(RouterPath("/{appId}/{apiKey}/messaging/{target}/{second}/stream")) { request, context in
+            try await stream(request, context)
+        }
+    }
+
+    func channel(_ context: HeraldRequestContext) throws(HeraldFault) -> ChannelName {
+        try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
+    }
+
+    func subscriptionId(_ context: HeraldRequestContext) throws(HeraldFault) -> String {
+        let id = try AppScope.parameter("second", context)
+        try Limits.check("subscriptionId", id, limit: 64)
+        return id
+    }
+
+    /// `{"subscriberId"?, "selector"?, "subtopic"?}` (the body may be left out) → `{"subscriptionId"}`.
+    func subscribe(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let app = try context.appId()
+        let channel = try channel(context)
+        var fields: [String: JSONValue] = [:]
+        switch try await JSONBody.readOptional(request) {
+        case nil, .null?: break
+        case .object(let object)?: fields = object
+        case let other?: throw HeraldFault.invalidParameter("body", "expected a JSON object, got \(other.typeName)")
+        }
+        let subscriberId = try RegistrationRequest.optionalString(fields, "subscriberId")
+        if let subscriberId { try Limits.check("subscriberId", subscriberId, limit: Limits.publisherId) }
+        var selector: MessageSelector?
+        if let text = try RegistrationRequest.optionalString(fields, "selector"), !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            do {
+                selector = try MessageSelector(parsing: text)
+            } catch {
+                throw HeraldFault.invalidParameter("selector", error.description)
+            }
+        }
+        let subscription = try await store.subscribe(
+            app: app, channel: channel, subscriberId: subscriberId, selector: selector, now: clock.now, policy: configuration.policy)
+        metrics.subscriptionCreated()
+        return JSONBody.response(.object(["subscriptionId": .string(subscription.id)]))
+    }
+
+    /// The subscription's messages since its last poll: `{"messages": [...]}`, always with the array.
+    func poll(_ context: HeraldRequestContext) async throws -> Response {
+        let app = try context.appId()
+        let channel = try channel(context)
+        let id = try subscriptionId(context)
+        guard
+            let messages = try await store.poll(
+                app: app, channel: channel, id: id, now: clock.now, policy: configuration.policy, limit: Self.pollLimit)
+        else { throw HeraldFault.unknownSubscription }
+        metrics.pubsubDelivered(messages.count, via: .poll)
+        return JSONBody.response(.object(["messages": .array(messages.map(Self.json))]))
+    }
+
+    /// A message as subscribers get it: Backendless's fields (`publishedAt`, and `timestamp` as its Java
+    /// and Swift SDKs name it), headers as text.
+    static func json(_ message: FeedMessage) -> JSONValue {
+        .object([
+            "messageId": .string(message.messageId), "data": message.content.data,
+            "publishedAt": .integer(message.publishedAt.milliseconds),
+            "timestamp": .integer(message.publishedAt.milliseconds), "publisherId": message.publisherId.map(JSONValue.string) ?? .null,
+            "headers": .object(message.content.headers.mapValues { .string(headerText($0)) }),
+        ])
+    }
+
+    static func headerText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .number(let number): number.plainText
+        case .bool(let flag): flag ? "true" : "false"
+        default: String(decoding: (try? JSONEncoder().encode(value)) ?? Data(), as: UTF8.self)
+        }
+    }
+
+    /// The subscription's messages as Server-Sent Events, from its position or the `Last-Event-ID` it
+    /// resumes from, each event's id its feed position; a comment every heartbeat. The subscription's
+    /// position follows what was written (recorded at each heartbeat and at the end).
+    func stream(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let app = try context.appId()
+        let channel = try channel(context)
+        let id = try subscriptionId(context)
+        guard let hub else { throw HeraldFault.streamsUnavailable }
+        var resume: Int64?
+        if let header = request.headers[values: HTTPField.Name("Last-Event-ID")!].first, !header.isEmpty {
+            guard let position = Int64(header.trimmingCharacters(in: .whitespaces)), position >= 0 else {
+                throw HeraldFault.invalidParameter("Last-Event-ID", "expected an event id this stream sent")
+            }
+            resume = position
+        }
+        guard
+            let subscription = try await store.subscription(
+                app: app, channel: channel, id: id, now: clock.now, policy: configuration.policy)
+        else { throw HeraldFault.unknownSubscription }
+        let start = resume ?? subscription.position
+        guard let (stream, events) = hub.open(subscription, from: start) else { throw HeraldFault.streamsUnavailable }
+        let store = store
+        let clock = clock
+        let heartbeat = ByteBuffer(string: ": heartbeat\n\n")
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var written = start
+                var recorded = start
+                func record() async {
+                    guard written > recorded else {
+                        try? await store.advance(id: id, to: written, now: clock.now)
+                        return
+                    }
+                    try? await store.advance(id: id, to: written, now: clock.now)
+                    recorded = written
+                }
+                do {
+                    try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                    // The HTTP server waits for its requests when it shuts down: a stream ends then.
+                    try await withGracefulShutdownHandler {
+                        for await event in events {
+                            switch event {
+                            case .message(let message):
+                                try await writer.write(Self.event(message))
+                                written = message.position
+                            case .heartbeat:
+                                try await writer.write(heartbeat)
+                                await record()
+                            }
+                        }
+                    } onGracefulShutdown: {
+                        hub.finish(subscription, id: stream)
+                    }
+                    await record()
+                    try await writer.finish(nil)
+                } catch {
+                    // The client went away: what it was written is recorded.
+                    await record()
+                    throw error
+                }
+            })
+    }
+
+    /// One SSE event: `id` (its feed position), `event: message`, the message as JSON on one line.
+    static func event(_ message: FeedMessage) -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(json(message))) ?? Data("{}".utf8)
+        var buffer = ByteBuffer()
+        buffer.writeString("id: \(message.position)\nevent: message\ndata: ")
+        buffer.writeBytes(data)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+}
