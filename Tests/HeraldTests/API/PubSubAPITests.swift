@@ -154,3 +154,40 @@ import Testing
         }
     }
 }
+
+/// Scheduled and repeating messages reach subscribers occurrence by occurrence, as the dispatcher
+/// starts them (the claim appends them to the feed).
+@Suite struct PubSubScheduleTests {
+    @Test(arguments: PublishHarness.Database.available)
+    func eachOccurrenceReachesTheSubscribersWhenItStarts(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
+            let subscribed = try await h.client.call(.post, "/shop/k-client/messaging/news/subscribe")
+            guard case .string(let id)? = subscribed.body["subscriptionId"] else { throw HarnessError("\(subscribed.body)") }
+            @Sendable func poll() async throws -> [JSONValue] {
+                let answer = try await h.client.call(.get, "/shop/k-client/messaging/news/\(id)")
+                guard case .array(let messages)? = answer.body["messages"] else { throw HarnessError("\(answer.body)") }
+                return messages
+            }
+            let at = TestHerald.t0.milliseconds + 60_000
+            let message = try await h.publish(
+                "news",
+                #"{"message": "tick", "publishPolicy": "PUBSUB", "publishAt": \#(at), "repeatEvery": 60, "repeatExpiresAt": \#(at + 60_000)}"#
+            )
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await poll().isEmpty, "not before its time")
+            for occurrence in 1...2 {
+                h.clock.advance(milliseconds: 60_000)
+                let deadline = ContinuousClock.now + .seconds(10)
+                var messages: [JSONValue] = []
+                while messages.isEmpty, ContinuousClock.now < deadline {
+                    messages = try await poll()
+                    if messages.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(messages.count == 1, "occurrence \(occurrence): \(messages)")
+                #expect(messages.first?["messageId"] == .string(message) && messages.first?["data"] == .string("tick"))
+            }
+            try await h.waitFor(message, status: "published")
+            #expect(try await poll().isEmpty, "two occurrences, each once")
+        }
+    }
+}
