@@ -21,7 +21,7 @@ struct HeraldBench: AsyncParsableCommand {
         subcommands: [
             Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
             StatementCost.self, APNsBench.self, APNsToken.self, FCMBench.self, FCMToken.self, DeviceCheckBench.self, PublishBench.self,
-            PruneBench.self,
+            PruneBench.self, PubSubBench.self,
         ])
 }
 

@@ -1,0 +1,220 @@
+import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `herald-bench pubsub`: messages per second to many Server-Sent Events subscribers, and the publish →
+/// subscriber latency (issue 24), against running servers.
+///
+/// It subscribes `--subscribers` times to one channel, opens a stream of each (spread over the
+/// `--stream-port`s), then publishes `--rate` PUBSUB messages a second for `--seconds` (through the
+/// `--publish-port`s in turn), each carrying the publisher's CLOCK_MONOTONIC time; the reader (one thread,
+/// poll(2) over every socket) takes each event's latency against the same clock. Loopback only.
+struct PubSubBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pubsub", abstract: "Time publish → SSE subscriber delivery against running servers.")
+
+    @Option(name: .customLong("stream-port"), help: "A server's port to open streams on (repeatable; streams are spread over them).")
+    var streamPorts: [Int]
+    @Option(name: .customLong("publish-port"), help: "A server's port to publish through (repeatable; used in turn).")
+    var publishPorts: [Int]
+    @Option(help: "The app's path prefix.") var prefix = "/bench/k-admin"
+    @Option var subscribers = 1000
+    @Option(help: "Messages published per second.") var rate = 20
+    @Option var seconds = 10
+    @Option var channel = "bench"
+
+    func run() throws {
+        let subscriptions = try (0..<subscribers).map { _ -> String in
+            let answer = try BlockingHTTP(port: streamPorts[0]).call("POST", "\(prefix)/messaging/\(channel)/subscribe", body: "{}")
+            guard let range = answer.range(of: #""subscriptionId":""#),
+                let end = answer[range.upperBound...].firstIndex(of: "\"")
+            else { throw ValidationError("subscribe answered \(answer)") }
+            return String(answer[range.upperBound..<end])
+        }
+        let reader = SSEReader()
+        for (index, id) in subscriptions.enumerated() {
+            try reader.open(port: streamPorts[index % streamPorts.count], path: "\(prefix)/messaging/\(channel)/\(id)/stream")
+        }
+        let readerThread = Thread { reader.loop() }
+        readerThread.start()
+        let deadline = Date().addingTimeInterval(30)
+        while reader.headsReceived() < subscribers, Date() < deadline { usleep(10_000) }
+        guard reader.headsReceived() == subscribers else {
+            throw ValidationError("only \(reader.headsReceived()) of \(subscribers) streams opened")
+        }
+        let publishers = try publishPorts.map { try BlockingHTTP(port: $0) }
+        let interval = 1.0 / Double(rate)
+        let started = monotonicNanoseconds()
+        var published = 0
+        while true {
+            let due = started + UInt64(Double(published) * interval * 1e9)
+            let now = monotonicNanoseconds()
+            if now - started >= UInt64(seconds) * 1_000_000_000 { break }
+            if due > now { usleep(useconds_t((due - now) / 1000)) }
+            let body = #"{"message": {"t": \#(monotonicNanoseconds())}, "publishPolicy": "PUBSUB"}"#
+            _ = try publishers[published % publishers.count].call("POST", "\(prefix)/messaging/\(channel)", body: body)
+            published += 1
+        }
+        let publishEnded = monotonicNanoseconds()
+        let expected = published * subscribers
+        let wait = Date().addingTimeInterval(10)
+        while reader.delivered() < expected, Date() < wait { usleep(10_000) }
+        let lastDelivery = reader.lastDeliveryNanoseconds()
+        reader.stop()
+        let latencies = reader.latencies().sorted()
+        let delivered = latencies.count
+        let span = Double(max(lastDelivery, publishEnded) - started) / 1e9
+        func percentile(_ p: Double) -> Double {
+            latencies.isEmpty ? 0 : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1e6
+        }
+        print(
+            String(
+                format:
+                    "pubsub: %d streams on %d server(s), %d messages at %d/s through %d server(s): %d of %d delivered in %.2f s = %.0f msg/s; latency ms p50 %.2f p99 %.2f max %.2f",
+                subscribers, streamPorts.count, published, rate, publishPorts.count, delivered, expected, span, Double(delivered) / span,
+                percentile(0.5), percentile(0.99), percentile(1.0)))
+        if delivered != expected { print("pubsub: MISSING \(expected - delivered) deliveries") }
+    }
+}
+
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+func connectLoopback(_ port: Int) throws -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(descriptor)
+        throw ValidationError("cannot connect to 127.0.0.1:\(port)")
+    }
+    var one: Int32 = 1
+    setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    return descriptor
+}
+
+/// One keep-alive HTTP/1.1 connection, answers read by Content-Length (Herald's JSON answers have one).
+final class BlockingHTTP {
+    let descriptor: Int32
+
+    init(port: Int) throws { descriptor = try connectLoopback(port) }
+    deinit { close(descriptor) }
+
+    func call(_ method: String, _ path: String, body: String) throws -> String {
+        let request =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw ValidationError("send failed")
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { throw ValidationError("connection closed") }
+            received.append(contentsOf: buffer[..<count])
+            let text = String(decoding: received, as: UTF8.self)
+            guard let headEnd = text.range(of: "\r\n\r\n") else { continue }
+            let head = text[..<headEnd.lowerBound].lowercased()
+            guard let lengthLine = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            else { continue }
+            let bodyStart = text.utf8.distance(from: text.startIndex, to: headEnd.upperBound)
+            if received.count >= bodyStart + length { return String(decoding: received[bodyStart...], as: UTF8.self) }
+        }
+    }
+}
+
+/// Reads every stream on one thread: counts each event and its latency from the `"t":` it carries.
+final class SSEReader: @unchecked Sendable {
+    private var descriptors: [Int32] = []
+    private var carry: [[UInt8]] = []
+    private var heads: [Bool] = []
+    private let lock = NSLock()
+    private var latencyList: [UInt64] = []
+    private var headCount = 0
+    private var last: UInt64 = 0
+    private var running = true
+
+    func open(port: Int, path: String) throws {
+        let descriptor = try connectLoopback(port)
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        descriptors.append(descriptor)
+        carry.append([])
+        heads.append(false)
+    }
+
+    func headsReceived() -> Int { lock.withLock { headCount } }
+    func delivered() -> Int { lock.withLock { latencyList.count } }
+    func latencies() -> [UInt64] { lock.withLock { latencyList } }
+    func lastDeliveryNanoseconds() -> UInt64 { lock.withLock { last } }
+    func stop() { lock.withLock { running = false } }
+
+    func loop() {
+        var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let marker = Array(#"{"t":"#.utf8)
+        while lock.withLock({ running }) {
+            guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+            let now = monotonicNanoseconds()
+            var found: [UInt64] = []
+            var newHeads = 0
+            for index in fds.indices where fds[index].revents != 0 {
+                let count = recv(fds[index].fd, &buffer, buffer.count, 0)
+                guard count > 0 else {
+                    fds[index].fd = -1
+                    continue
+                }
+                var data = carry[index]
+                data.append(contentsOf: buffer[..<count])
+                if !heads[index], data.count >= 12, data.starts(with: Array("HTTP/1.1 200".utf8)) {
+                    heads[index] = true
+                    newHeads += 1
+                }
+                // Every complete `{"t":<digits>` in the data; an incomplete tail is kept for the next read.
+                var position = 0
+                var keepFrom = max(0, data.count - marker.count - 20)
+                while position + marker.count <= data.count {
+                    guard data[position] == marker[0], data[position..<(position + marker.count)].elementsEqual(marker) else {
+                        position += 1
+                        continue
+                    }
+                    var end = position + marker.count
+                    var value: UInt64 = 0
+                    while end < data.count, data[end] >= 48, data[end] <= 57 {
+                        value = value * 10 + UInt64(data[end] - 48)
+                        end += 1
+                    }
+                    if end == data.count {
+                        keepFrom = position
+                        break
+                    }
+                    found.append(now > value ? now - value : 0)
+                    position = end
+                    keepFrom = max(keepFrom, end)
+                }
+                carry[index] = keepFrom < data.count ? Array(data[keepFrom...]) : []
+            }
+            if !found.isEmpty || newHeads > 0 {
+                lock.withLock {
+                    latencyList.append(contentsOf: found)
+                    headCount += newHeads
+                    if !found.isEmpty { last = now }
+                }
+            }
+        }
+        for descriptor in descriptors { close(descriptor) }
+    }
+}
