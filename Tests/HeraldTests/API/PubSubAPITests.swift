@@ -1,3 +1,4 @@
+import APNsMock
 import Foundation
 import Herald
 import HeraldCore
@@ -188,6 +189,29 @@ import Testing
             }
             try await h.waitFor(message, status: "published")
             #expect(try await poll().isEmpty, "two occurrences, each once")
+        }
+    }
+
+    @Test(arguments: PublishHarness.Database.available)
+    func aBothMessageReachesPushDevicesAPollerAndAStreamOnceEach(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database, setup: .live) { h in
+            try await h.registerDevices(0..<5)
+            let polled = try await h.client.call(.post, "/shop/k-client/messaging/news/subscribe")
+            let streamed = try await h.client.call(.post, "/shop/k-client/messaging/news/subscribe")
+            guard case .string(let pollId)? = polled.body["subscriptionId"], case .string(let streamId)? = streamed.body["subscriptionId"]
+            else { throw HarnessError("\(polled.body) \(streamed.body)") }
+            let stream = try SSEClient(port: try #require(h.client.port), path: "/shop/k-client/messaging/news/\(streamId)/stream")
+            #expect(try await stream.head() == 200)
+            let id = try await h.publish("news", #"{"message": "both ways", "publishPolicy": "BOTH"}"#)
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 5)
+            #expect(h.mock.notifications().count == 5, "each device once")
+            let events = try await stream.events(1)
+            #expect(events.count == 1 && events.first?.data.contains(id) == true)
+            let answer = try await h.client.call(.get, "/shop/k-client/messaging/news/\(pollId)")
+            #expect(answer.body["messages"]?[0]?["messageId"] == .string(id))
+            #expect(answer.body["messages"]?[1] == nil, "once")
+            #expect(try await stream.anyEvent(within: .milliseconds(300)) == false, "once")
         }
     }
 }

@@ -64,7 +64,7 @@ enum PublishHarness {
 
     static func with(
         apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherConfiguration = fastSettings, database: Database = .sqlite,
-        webhook: WebhookTarget? = nil, fcm: Bool = false, fcmTokenLifetime: Int = 3599,
+        webhook: WebhookTarget? = nil, fcm: Bool = false, fcmTokenLifetime: Int = 3599, setup: TestingSetup = .router,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
@@ -107,7 +107,7 @@ enum PublishHarness {
                     templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub, apps: try AppDirectory(apps: apps), clock: clock,
                     outbox: outbox,
                     exporter: exporter, logger: logger)
-                try await app.test(.router) { client in
+                try await app.test(setup) { client in
                     try await body(
                         Harness(
                             client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock,
