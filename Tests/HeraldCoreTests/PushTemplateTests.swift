@@ -40,6 +40,15 @@ import Testing
         let template = try Self.parse(#"{"ios": {"alertTitle": "Sale", "sound": null}, "android": {"contentTitle": "Sale"}}"#)
         #expect(template.sdkBlock(for: .ios) == .object(["alertTitle": .string("Sale")]), "nulls are left out")
         #expect(template.sdkBlock(for: .android) == .object(["contentTitle": .string("Sale"), "name": .string("sale")]))
+        let nulls = try Self.parse(
+            #"{"message": null, "audience": {"os": null, "channels": ["a"]}, "ios": {"actions": [{"id": "a", "title": "b", "options": null}]}}"#
+        )
+        #expect(
+            nulls.body
+                == .object([
+                    "audience": .object(["channels": .array([.string("a")])]),
+                    "ios": .object(["actions": .array([.object(["id": .string("a"), "title": .string("b")])])]),
+                ]), "a null field is an absent one, at any depth")
         let empty = try Self.parse("{}")
         #expect(empty.sdkBlock(for: .ios) == .object([:]))
         #expect(empty.audience == PushTemplate.Audience(), "no audience: every device of the app")

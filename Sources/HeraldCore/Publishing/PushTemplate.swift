@@ -15,7 +15,7 @@ public struct PushTemplate: Sendable, Equatable {
     public var android: [String: JSONValue]
     /// Who a push with this template goes to.
     public var audience: Audience
-    /// The checked body as the admin gave it (`message`, `ios`, `android`, `audience`, nulls left out):
+    /// The checked body as the admin gave it (`message`, `ios`, `android`, `audience`; null fields left out):
     /// what Herald stores and what reading the template answers.
     public let body: JSONValue
 
@@ -63,7 +63,7 @@ public struct PushTemplate: Sendable, Equatable {
         ios = try Self.block(fields["ios"], "ios", Self.iosFields)
         android = try Self.block(fields["android"], "android", Self.androidFields)
         audience = try Self.audience(fields["audience"])
-        self.body = .object(fields.filter { $0.value != .null })
+        self.body = Self.withoutNulls(.object(fields))
     }
 
     /// The JSON kind of a field the SDKs read.
@@ -195,6 +195,15 @@ public struct PushTemplate: Sendable, Equatable {
             audience.segment = try Segment.parse(fields["segment"])
             return audience
         default: throw .invalidParameter("audience", "expected a JSON object")
+        }
+    }
+
+    /// `value` with every null member of an object left out, at any depth (a null field is an absent one).
+    static func withoutNulls(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let fields): .object(fields.filter { $0.value != .null }.mapValues(withoutNulls))
+        case .array(let items): .array(items.map(withoutNulls))
+        default: value
         }
     }
 
