@@ -204,8 +204,8 @@ final class PubSubHub: Service, Sendable {
 
     func run() async throws {
         // On shutdown: the streams end at once, the listener and the timer are cancelled.
-        try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown { await self.serve() }
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown { await self.serve() }
         } onGracefulShutdown: {
             self.stop()
         }
