@@ -186,6 +186,13 @@ import Testing
                 }
                 #expect(messages.count == 1, "occurrence \(occurrence): \(messages)")
                 #expect(messages.first?["messageId"] == .string(message) && messages.first?["data"] == .string("tick"))
+                if occurrence == 1 {
+                    // The occurrence ends before the clock moves on: an occurrence that comes due while the
+                    // one before is still being sent is skipped (docs/publishing.md).
+                    try await h.waitFor(message, "the second occurrence scheduled") {
+                        $0["occurrences"] == .integer(1) && $0["nextOccurrenceAt"] == .integer(at + 60_000)
+                    }
+                }
             }
             try await h.waitFor(message, status: "published")
             #expect(try await poll().isEmpty, "two occurrences, each once")
