@@ -2,11 +2,13 @@ import HeraldCore
 import HeraldMetrics
 import HeraldStore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// What a stream writes next.
 enum StreamEvent: Sendable, Equatable {
-    case message(FeedMessage)
+    /// A message's feed position and its event, encoded once for every stream that takes it.
+    case message(position: Int64, event: ByteBuffer)
     /// Nothing to send for a while: a comment keeps the connection open, and the subscription alive.
     case heartbeat
 }
@@ -181,12 +183,13 @@ final class PubSubHub: Service, Sendable {
         guard let last else { return }
         let streams = state.withLock { Array(($0.channels[key]?.streams ?? [:]).values) }
         var delivered = 0
+        let events = messages.map { PubSubRoutes.event($0) }
         for stream in streams {
             let from = stream.position.withLock { $0 }
             guard from < last else { continue }
             var overflowed = false
-            for message in messages where message.position > from && stream.subscription.takes(message) {
-                if case .dropped = stream.continuation.yield(.message(message)) {
+            for (message, event) in zip(messages, events) where message.position > from && stream.subscription.takes(message) {
+                if case .dropped = stream.continuation.yield(.message(position: message.position, event: event)) {
                     overflowed = true
                     break
                 }

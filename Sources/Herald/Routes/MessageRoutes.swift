@@ -75,10 +75,13 @@ struct MessageRoutes {
             request: publish, now: now)
         try await messages.insert(message, now: now)
         if publish.schedule.publishAt == nil { dispatcher?.wake() }
-        return JSONBody.response(
-            .object([
-                "messageId": .string(message.id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null,
-            ]))
+        return Self.accepted(message.id)
+    }
+
+    /// The answer to a publish (and a push with a template): stored, to be sent, as Backendless says it.
+    static func accepted(_ id: String) -> Response {
+        JSONBody.response(
+            .object(["messageId": .string(id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null]))
     }
 
     func status(_ context: HeraldRequestContext) async throws -> Response {

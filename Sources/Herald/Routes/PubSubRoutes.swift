@@ -91,15 +91,8 @@ struct PubSubRoutes {
         ])
     }
 
-    static func headerText(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let text): text
-        case .integer(let number): String(number)
-        case .number(let number): number.plainText
-        case .bool(let flag): flag ? "true" : "false"
-        default: String(decoding: (try? JSONEncoder().encode(value)) ?? Data(), as: UTF8.self)
-        }
-    }
+    /// A header's value as text: a scalar as it reads, structure as its JSON.
+    static func headerText(_ value: JSONValue) -> String { value.scalarText ?? SortedJSON.text(value) }
 
     /// The subscription's messages as Server-Sent Events, from its position or the `Last-Event-ID` it
     /// resumes from, each event's id its feed position; a comment every heartbeat. The subscription's
@@ -133,24 +126,17 @@ struct PubSubRoutes {
             status: .ok, headers: headers,
             body: ResponseBody { writer in
                 var written = start
-                var recorded = start
-                func record() async {
-                    guard written > recorded else {
-                        try? await store.advance(id: id, to: written, now: clock.now)
-                        return
-                    }
-                    try? await store.advance(id: id, to: written, now: clock.now)
-                    recorded = written
-                }
+                // Keeps the subscription alive, and its position at what was written.
+                func record() async { try? await store.advance(id: id, to: written, now: clock.now) }
                 do {
                     try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                     // The HTTP server waits for its requests when it shuts down: a stream ends then.
                     try await withGracefulShutdownHandler {
                         for await event in events {
                             switch event {
-                            case .message(let message):
-                                try await writer.write(Self.event(message))
-                                written = message.position
+                            case .message(let position, let event):
+                                try await writer.write(event)
+                                written = position
                             case .heartbeat:
                                 try await writer.write(heartbeat)
                                 await record()
@@ -171,12 +157,9 @@ struct PubSubRoutes {
 
     /// One SSE event: `id` (its feed position), `event: message`, the message as JSON on one line.
     static func event(_ message: FeedMessage) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(json(message))) ?? Data("{}".utf8)
         var buffer = ByteBuffer()
         buffer.writeString("id: \(message.position)\nevent: message\ndata: ")
-        buffer.writeBytes(data)
+        buffer.writeString(SortedJSON.text(json(message)))
         buffer.writeString("\n\n")
         return buffer
     }

@@ -97,9 +97,6 @@ struct PushTemplateRoutes {
             audience: channels.count == 1 ? nil : channels, dueAt: now, createdAt: now)
         try await messages.insert(message, now: now)
         dispatcher?.wake()
-        return JSONBody.response(
-            .object([
-                "messageId": .string(message.id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null,
-            ]))
+        return MessageRoutes.accepted(message.id)
     }
 }

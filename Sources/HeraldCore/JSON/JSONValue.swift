@@ -23,6 +23,18 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// A scalar as text, as headers and placeholder values are read: a string as it is, a number as a
+    /// person writes it (`30`, `0.25`), true/false; nil for null, an array or an object.
+    public var scalarText: String? {
+        switch self {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .number(let number): number.plainText
+        case .bool(let flag): flag ? "true" : "false"
+        case .null, .array, .object: nil
+        }
+    }
+
     /// A short name of the JSON type, for error messages.
     public var typeName: String {
         switch self {

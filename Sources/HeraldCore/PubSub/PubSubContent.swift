@@ -12,27 +12,12 @@ public struct PubSubContent: Sendable, Equatable, Codable {
     }
 
     /// The JSON the store keeps.
-    public func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // JSON values only: encoding cannot fail.
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    public func encoded() -> String { SortedJSON.text(self) }
 
     public init(decoding text: String) throws {
         self = try JSONDecoder().decode(PubSubContent.self, from: Data(text.utf8))
     }
 
     /// The headers as a selector reads them: text, a number or true/false as its text; others left out.
-    public var selectorHeaders: [String: String] {
-        headers.compactMapValues { value in
-            switch value {
-            case .string(let text): text
-            case .integer(let number): String(number)
-            case .number(let number): number.plainText
-            case .bool(let flag): flag ? "true" : "false"
-            default: nil
-            }
-        }
-    }
+    public var selectorHeaders: [String: String] { headers.compactMapValues(\.scalarText) }
 }

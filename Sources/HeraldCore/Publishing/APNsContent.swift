@@ -166,10 +166,8 @@ public struct APNsContent: Sendable, Hashable, Codable {
 
     /// Compact JSON with sorted keys, so equal content gives equal bytes. Shared with FCMContent.
     static func encode(_ value: JSONValue) throws(HeraldFault) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return Array(try encoder.encode(value))
+            return Array(try SortedJSON.bytes(value))
         } catch {
             throw .invalidPushMessage("the payload cannot be written as JSON")
         }

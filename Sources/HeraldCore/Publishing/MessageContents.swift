@@ -25,12 +25,7 @@ public struct MessageContents: Sendable, Hashable, Codable {
     }
 
     /// The JSON the store keeps (keys sorted, so equal contents give equal text).
-    public func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Only strings, numbers and optionals: encoding cannot fail.
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    public func encoded() -> String { SortedJSON.text(self) }
 
     /// Reads what `encoded()` wrote.
     public init(decoding text: String) throws {

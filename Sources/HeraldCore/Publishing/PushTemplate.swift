@@ -10,7 +10,7 @@ public struct PushTemplate: Sendable, Equatable {
     public let name: String
     /// The text of the push; `{name}` placeholders are filled from the publish's values.
     public var message: String?
-    /// The fields of each platform's block, as given (checked).
+    /// The fields of each platform's block, as given (checked; null fields left out).
     public var ios: [String: JSONValue]
     public var android: [String: JSONValue]
     /// Who a push with this template goes to.
@@ -60,10 +60,10 @@ public struct PushTemplate: Sendable, Equatable {
             message = text
         default: throw .invalidParameter("message", "expected a string")
         }
-        ios = try Self.block(fields["ios"], "ios", Self.iosFields)
-        android = try Self.block(fields["android"], "android", Self.androidFields)
+        ios = Self.withoutNulls(try Self.block(fields["ios"], "ios", Self.iosFields))
+        android = Self.withoutNulls(try Self.block(fields["android"], "android", Self.androidFields))
         audience = try Self.audience(fields["audience"])
-        self.body = Self.withoutNulls(.object(fields))
+        self.body = .object(Self.withoutNulls(fields))
     }
 
     /// The JSON kind of a field the SDKs read.
@@ -199,19 +199,23 @@ public struct PushTemplate: Sendable, Equatable {
     }
 
     /// `value` with every null member of an object left out, at any depth (a null field is an absent one).
+    static func withoutNulls(_ fields: [String: JSONValue]) -> [String: JSONValue] {
+        fields.filter { $0.value != .null }.mapValues(withoutNulls)
+    }
+
     static func withoutNulls(_ value: JSONValue) -> JSONValue {
         switch value {
-        case .object(let fields): .object(fields.filter { $0.value != .null }.mapValues(withoutNulls))
+        case .object(let fields): .object(withoutNulls(fields))
         case .array(let items): .array(items.map(withoutNulls))
         default: value
         }
     }
 
     /// The platform's block as the SDKs download it (`GET …/messaging/pushtemplates/{ios|android}`):
-    /// the fields as given, without nulls, and for Android its `name` (the SDK names the template's
-    /// notification channel `<appId>:<name>` from it).
+    /// the fields as given, and for Android its `name` (the SDK names the template's notification channel
+    /// `<appId>:<name>` from it).
     public func sdkBlock(for os: DeviceOS) -> JSONValue {
-        var fields = (os == .android ? android : ios).filter { $0.value != .null }
+        var fields = os == .android ? android : ios
         if os == .android { fields["name"] = .string(name) }
         return .object(fields)
     }

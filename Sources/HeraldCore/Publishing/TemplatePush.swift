@@ -35,14 +35,9 @@ public struct TemplatePush: Sendable, Equatable {
         var values: [String: String] = [:]
         for (key, value) in given {
             try Limits.check("templateValues", key, limit: Limits.headerName)
-            let text: String
-            switch value {
-            case .null: continue
-            case .string(let string): text = string
-            case .integer(let number): text = String(number)
-            case .number(let number): text = number.plainText
-            case .bool(let flag): text = flag ? "true" : "false"
-            default: throw .invalidParameter("templateValues.\(key.prefix(64))", "expected text, a number or true/false")
+            if value == .null { continue }
+            guard let text = value.scalarText else {
+                throw .invalidParameter("templateValues.\(key.prefix(64))", "expected text, a number or true/false")
             }
             try Limits.check("templateValues.\(key.prefix(64))", text, limit: Self.maxValueLength)
             values[key] = text

@@ -101,15 +101,14 @@ extension SQLMessageStore {
         for row in due {
             let id = try row.decode(column: "id", as: String.self)
             let occurrence = try row.decode(column: "occurrences", as: Int64.self)
-            if let content = try row.decode(column: "pubsub", as: String?.self),
-                try row.decode(column: "fed_occurrences", as: Int64.self) <= occurrence
-            {
+            var fed = try row.decode(column: "fed_occurrences", as: Int64.self)
+            if let content = try row.decode(column: "pubsub", as: String?.self), fed <= occurrence {
                 appends.append(
                     (
                         try row.decode(column: "app_id", as: String.self), try row.decode(column: "channel", as: String.self), id,
                         try row.decode(column: "publisher_id", as: String?.self), content
                     ))
-                try await db.raw("UPDATE messages SET fed_occurrences = \(bind: occurrence + 1) WHERE id = \(bind: id)").run()
+                fed = occurrence + 1
             }
             var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
             let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
@@ -129,7 +128,12 @@ extension SQLMessageStore {
                     """
                 ).run()
             }
-            try await db.raw("UPDATE messages SET status = 'running', pending = 0, updated_at = \(now) WHERE id = \(bind: id)").run()
+            try await db.raw(
+                """
+                UPDATE messages SET status = 'running', pending = 0, fed_occurrences = \(bind: fed), updated_at = \(now)
+                WHERE id = \(bind: id)
+                """
+            ).run()
         }
         appends.sort { ($0.app, $0.channel) < ($1.app, $1.channel) }
         for append in appends {

@@ -7,8 +7,10 @@ public struct FeedMessage: Sendable, Equatable {
     public var position: Int64
     public var messageId: String
     public var publisherId: String?
-    public var content: PubSubContent
+    public let content: PubSubContent
     public var publishedAt: Timestamp
+    /// The headers as selectors read them, worked out once for every subscription that looks.
+    public let selectorHeaders: [String: String]
 
     public init(position: Int64, messageId: String, publisherId: String?, content: PubSubContent, publishedAt: Timestamp) {
         self.position = position
@@ -16,6 +18,7 @@ public struct FeedMessage: Sendable, Equatable {
         self.publisherId = publisherId
         self.content = content
         self.publishedAt = publishedAt
+        selectorHeaders = content.selectorHeaders
     }
 }
 
@@ -56,7 +59,7 @@ public struct Subscription: Sendable, Equatable {
 
     /// Whether a message of the feed is for this subscription.
     public func takes(_ message: FeedMessage) -> Bool {
-        selector?.matches(message.content.selectorHeaders) ?? true
+        selector?.matches(message.selectorHeaders) ?? true
     }
 }
 
