@@ -142,10 +142,16 @@ extension ProtocolErrorHandler {
     /// every answer to CONNECT (a 2xx one opens a tunnel), and a client is owed the error's JSON.
     private func answerConnect(context: ChannelHandlerContext) {
         closing = true
-        let fault = ProtocolFault.connect
-        var body = fault.body
+        ProtocolFault.connect.answerBelowEncoder(context: context)
+    }
+}
+
+extension ProtocolFault {
+    /// Writes this fault's answer as bytes below the HTTP encoder and closes the connection after it.
+    func answerBelowEncoder(context: ChannelHandlerContext) {
+        var body = self.body
         var bytes = ByteBuffer(
-            string: "HTTP/1.1 \(fault.status.code) \(fault.status.reasonPhrase)\r\nContent-Type: application/json\r\n"
+            string: "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(body.readableBytes)\r\nConnection: close\r\n\r\n")
         bytes.writeBuffer(&body)
         guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// What a stream writes next.
 enum StreamEvent: Sendable, Equatable {
     /// A message's feed position and its event, encoded once for every stream that takes it.
-    case message(position: Int64, event: ByteBuffer)
+    case message(position: Int64, event: StreamEncoding)
     /// Nothing to send for a while: a comment keeps the connection open, and the subscription alive.
     case heartbeat
 }

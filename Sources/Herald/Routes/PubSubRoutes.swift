@@ -31,11 +31,11 @@ struct PubSubRoutes {
         }
     }
 
-    func channel(_ context: HeraldRequestContext) throws(HeraldFault) -> ChannelName {
+    func channel(_ context: some RequestContext) throws(HeraldFault) -> ChannelName {
         try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
     }
 
-    func subscriptionId(_ context: HeraldRequestContext) throws(HeraldFault) -> String {
+    func subscriptionId(_ context: some RequestContext) throws(HeraldFault) -> String {
         let id = try AppScope.parameter("second", context)
         try Limits.check("subscriptionId", id, limit: 64)
         return id
@@ -94,18 +94,25 @@ struct PubSubRoutes {
     /// A header's value as text: a scalar as it reads, structure as its JSON.
     static func headerText(_ value: JSONValue) -> String { value.scalarText ?? SortedJSON.text(value) }
 
-    /// The subscription's messages as Server-Sent Events, from its position or the `Last-Event-ID` it
-    /// resumes from, each event's id its feed position; a comment every heartbeat. The subscription's
-    /// position follows what was written (recorded at each heartbeat and at the end).
-    func stream(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        let app = try context.appId()
+    /// A stream opened on the hub: the subscription, where it starts, and what it is fed.
+    struct OpenedStream {
+        let subscription: Subscription
+        let id: Int
+        let start: Int64
+        let events: AsyncStream<StreamEvent>
+    }
+
+    /// Opens the stream of the route's subscription from its position, or from `resume` (an event id it
+    /// was sent: `Last-Event-ID`, or the `lastEventId` query parameter where a client cannot set headers).
+    func open(_ request: Request, _ context: some RequestContext, app: String) async throws -> OpenedStream {
         let channel = try channel(context)
         let id = try subscriptionId(context)
         guard let hub else { throw HeraldFault.streamsUnavailable }
         var resume: Int64?
-        if let header = request.headers[values: HTTPField.Name("Last-Event-ID")!].first, !header.isEmpty {
-            guard let position = Int64(header.trimmingCharacters(in: .whitespaces)), position >= 0 else {
-                throw HeraldFault.invalidParameter("Last-Event-ID", "expected an event id this stream sent")
+        let header = request.headers[values: HTTPField.Name("Last-Event-ID")!].first
+        if let text = header ?? request.uri.queryParameters.get("lastEventId"), !text.isEmpty {
+            guard let position = Int64(text.trimmingCharacters(in: .whitespaces)), position >= 0 else {
+                throw HeraldFault.invalidParameter(header == nil ? "lastEventId" : "Last-Event-ID", "expected an event id this stream sent")
             }
             resume = position
         }
@@ -115,8 +122,20 @@ struct PubSubRoutes {
         else { throw HeraldFault.unknownSubscription }
         let start = resume ?? subscription.position
         guard let (stream, events) = hub.open(subscription, from: start) else { throw HeraldFault.streamsUnavailable }
-        let store = store
-        let clock = clock
+        return OpenedStream(subscription: subscription, id: stream, start: start, events: events)
+    }
+
+    /// Keeps the subscription alive, and its position at what was written.
+    func record(_ opened: OpenedStream, _ written: Int64) async {
+        try? await store.advance(id: opened.subscription.id, to: written, now: clock.now)
+    }
+
+    /// The subscription's messages as Server-Sent Events, from its position or the event id it resumes
+    /// from, each event's id its feed position; a comment every heartbeat. The subscription's position
+    /// follows what was written (recorded at each heartbeat and at the end).
+    func stream(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let opened = try await open(request, context, app: try context.appId())
+        guard let hub else { throw HeraldFault.streamsUnavailable }
         let heartbeat = ByteBuffer(string: ": heartbeat\n\n")
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
@@ -125,42 +144,51 @@ struct PubSubRoutes {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                var written = start
-                // Keeps the subscription alive, and its position at what was written.
-                func record() async { try? await store.advance(id: id, to: written, now: clock.now) }
+                var written = opened.start
                 do {
                     try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                     // The HTTP server waits for its requests when it shuts down: a stream ends then.
                     try await withGracefulShutdownHandler {
-                        for await event in events {
+                        for await event in opened.events {
                             switch event {
                             case .message(let position, let event):
-                                try await writer.write(event)
+                                try await writer.write(event.serverSentEvent)
                                 written = position
                             case .heartbeat:
                                 try await writer.write(heartbeat)
-                                await record()
+                                await record(opened, written)
                             }
                         }
                     } onGracefulShutdown: {
-                        hub.finish(subscription, id: stream)
+                        hub.finish(opened.subscription, id: opened.id)
                     }
-                    await record()
+                    await record(opened, written)
                     try await writer.finish(nil)
                 } catch {
                     // The client went away: what it was written is recorded.
-                    await record()
+                    await record(opened, written)
                     throw error
                 }
             })
     }
 
-    /// One SSE event: `id` (its feed position), `event: message`, the message as JSON on one line.
-    static func event(_ message: FeedMessage) -> ByteBuffer {
+    /// A message encoded for streams, once for all of them: the JSON object (the message's fields and
+    /// `id`, its feed position) as one WebSocket text frame's payload, and the same JSON as a Server-Sent
+    /// Event (`id`, `event: message`, `data`) in one buffer that the JSON is a slice of.
+    static func event(_ message: FeedMessage) -> StreamEncoding {
+        guard case .object(var fields) = json(message) else { preconditionFailure("a message is a JSON object") }
+        fields["id"] = .integer(message.position)
         var buffer = ByteBuffer()
         buffer.writeString("id: \(message.position)\nevent: message\ndata: ")
-        buffer.writeString(SortedJSON.text(json(message)))
+        let offset = buffer.writerIndex
+        let length = buffer.writeString(SortedJSON.text(JSONValue.object(fields)))
         buffer.writeString("\n\n")
-        return buffer
+        return StreamEncoding(serverSentEvent: buffer, json: buffer.getSlice(at: offset, length: length)!)
     }
+}
+
+/// One message as streams send it (see `PubSubRoutes.event`).
+struct StreamEncoding: Sendable, Equatable {
+    let serverSentEvent: ByteBuffer
+    let json: ByteBuffer
 }

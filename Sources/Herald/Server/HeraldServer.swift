@@ -5,6 +5,7 @@ import HeraldStore
 import HeraldWebhooks
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -121,26 +122,41 @@ public enum HeraldServer {
         }
         // One timeout for a request: its head (idle timeout) and then its whole body (RequestDeadlineHandler).
         let requestTimeout = TimeAmount.milliseconds(Int64(configuration.http.idleTimeoutSeconds * 1000))
+        let pubsubRoutes = PubSubRoutes(
+            store: pubsub.store, hub: hub, apps: apps, clock: clock, configuration: configuration.pubsub, metrics: exporter.metrics)
+        // HTTP/1.1, and the WebSocket form of a subscription's stream (asked for by an upgrade request).
+        let webSocketResponder = pubsubRoutes.webSocketRouter().buildResponder()
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(
+                additionalChannelHandlers: [
+                    ProtocolErrorHandler(logger: logger, metrics: exporter.metrics),
+                    RequestDeadlineHandler(timeout: requestTimeout),
+                ],
+                // A little later than the body deadline, which answers 408 before Hummingbird's timer
+                // (restarted by the head's arrival) would close the connection without an answer.
+                idleTimeout: requestTimeout + .milliseconds(250),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: Limits.headerFieldBytes, maxHeaderListSize: Limits.headerBytes,
+                    maxHeaderFieldCount: Limits.headerCount)),
+            ws: .init(
+                // A stream's client sends nothing but control frames.
+                maxFrameSize: 4096,
+                autoPing: .enabled(timePeriod: .milliseconds(Int64(configuration.pubsub.heartbeatSeconds * 1000))),
+                closeTimeout: .seconds(5)))
         return Application(
             router: makeRouter(
                 store: store, messages: messages, registry: registry, templates: templates,
-                pubsub: PubSubRoutes(
-                    store: pubsub.store, hub: hub, apps: apps, clock: clock, configuration: configuration.pubsub, metrics: exporter.metrics),
+                pubsub: pubsubRoutes,
                 apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
                 metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck,
                 cors: CORSPolicy(apps: configuration.apps)),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [
-                        ProtocolErrorHandler(logger: logger, metrics: exporter.metrics), RequestDeadlineHandler(timeout: requestTimeout),
-                    ],
-                    // A little later than the body deadline, which answers 408 before Hummingbird's timer
-                    // (restarted by the head's arrival) would close the connection without an answer.
-                    idleTimeout: requestTimeout + .milliseconds(250),
-                    httpDecoderConfiguration: .init(
-                        maxHeaderFieldSize: Limits.headerFieldBytes, maxHeaderListSize: Limits.headerBytes,
-                        maxHeaderFieldCount: Limits.headerCount))),
+            server: HTTPServerBuilder { responder in
+                HeraldChannel(
+                    upgradable: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                    firstRequestTimeout: requestTimeout + .milliseconds(250), logger: logger, metrics: exporter.metrics)
+            },
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
                 serverName: "Herald",

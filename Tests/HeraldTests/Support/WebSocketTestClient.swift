@@ -1,0 +1,163 @@
+import Foundation
+import HeraldTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A WebSocket client (RFC 6455) over a `RawConnection`, written from the RFC so that Herald's server is
+/// checked by code that shares nothing with it: sends the upgrade request, then reads the server's frames as
+/// they arrive (answering pings with pongs, as a browser does) without blocking a thread while it waits.
+final class WebSocketTestClient: @unchecked Sendable {
+    let connection: RawConnection
+    let key: String
+    private var raw: [UInt8] = []
+    private(set) var status = 0
+    private(set) var headers: [String: String] = [:]
+    private(set) var texts: [String] = []
+    private(set) var pings = 0
+    /// The server's close frame: its code and reason.
+    private(set) var close: (code: Int, reason: String)?
+    private(set) var closed = false
+    /// Server frames that broke the RFC (a masked frame, an unknown opcode).
+    private(set) var violations: [String] = []
+
+    init(port: Int, path: String, answerPings: Bool = true) throws {
+        connection = try RawConnection(port: port)
+        key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        self.answerPings = answerPings
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        _ = connection.send(Array(request.utf8))
+    }
+
+    private let answerPings: Bool
+
+    /// Reads what has arrived (without waiting).
+    private func pump() {
+        var descriptor = pollfd(fd: connection.socketDescriptor, events: Int16(POLLIN), revents: 0)
+        while !closed, poll(&descriptor, 1, 0) > 0 {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(connection.socketDescriptor, &chunk, chunk.count, 0)
+            if count <= 0 {
+                closed = true
+                break
+            }
+            raw.append(contentsOf: chunk[..<count])
+        }
+        parse()
+    }
+
+    private func parse() {
+        if status == 0 {
+            guard let end = find(Array("\r\n\r\n".utf8), in: raw) else { return }
+            let head = String(decoding: raw[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+            status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? -1
+            for line in head.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            raw.removeFirst(end + 4)
+        }
+        guard status == 101 else { return }
+        while raw.count >= 2 {
+            let opcode = raw[0] & 0x0F
+            if raw[1] & 0x80 != 0 { violations.append("a masked frame from the server") }
+            var length = Int(raw[1] & 0x7F)
+            var offset = 2
+            if length == 126 {
+                guard raw.count >= 4 else { return }
+                length = Int(raw[2]) << 8 | Int(raw[3])
+                offset = 4
+            } else if length == 127 {
+                guard raw.count >= 10 else { return }
+                length = raw[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                offset = 10
+            }
+            guard raw.count >= offset + length else { return }
+            let payload = Array(raw[offset..<(offset + length)])
+            raw.removeFirst(offset + length)
+            switch opcode {
+            case 0x1: texts.append(String(decoding: payload, as: UTF8.self))
+            case 0x9:
+                pings += 1
+                if answerPings { _ = send(opcode: 0xA, payload: payload) }
+            case 0x8:
+                let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
+                close = (code, String(decoding: payload.dropFirst(2), as: UTF8.self))
+                // Echoed, as a browser does, which lets the server close the connection.
+                if answerPings { send(opcode: 0x8, payload: Array(payload.prefix(2))) }
+            case 0xA: break
+            default: violations.append("opcode \(opcode)")
+            }
+        }
+    }
+
+    /// Sends one masked frame (clients mask every frame).
+    @discardableResult
+    func send(opcode: UInt8, payload: [UInt8]) -> Bool {
+        var frame: [UInt8] = [0x80 | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame.append(0x80 | 126)
+            frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return connection.send(frame)
+    }
+
+    /// Sends a close frame with `code`.
+    func sendClose(code: Int = 1000) {
+        send(opcode: 0x8, payload: [UInt8(code >> 8), UInt8(code & 0xFF)])
+    }
+
+    private func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for index in 0...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
+            return index
+        }
+        return nil
+    }
+
+    /// Waits until the answer's head has arrived.
+    func head(within timeout: Duration = .seconds(10)) async throws -> Int {
+        try await wait(within: timeout, "an answer head") { $0.status != 0 }
+        return status
+    }
+
+    /// The next `count` text messages, waiting up to `timeout` for them (fewer if they do not come).
+    func messages(_ count: Int, within timeout: Duration = .seconds(10)) async throws -> [String] {
+        try? await wait(within: timeout, "\(count) messages") { $0.texts.count >= count }
+        let taken = Array(texts.prefix(count))
+        texts.removeFirst(taken.count)
+        return taken
+    }
+
+    /// Whether a text message arrives within `duration` (it stays unread).
+    func anyMessage(within duration: Duration) async throws -> Bool {
+        try? await wait(within: duration, "a message") { !$0.texts.isEmpty }
+        return !texts.isEmpty
+    }
+
+    /// Waits for the server's close frame.
+    func closeFrame(within timeout: Duration = .seconds(10)) async throws -> (code: Int, reason: String) {
+        try await wait(within: timeout, "a close frame") { $0.close != nil }
+        return try close ?? { throw HeraldProcess.Failure("no close frame") }()
+    }
+
+    /// Waits until `condition` holds, reading as frames arrive.
+    func wait(within timeout: Duration, _ what: String, until condition: (WebSocketTestClient) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            pump()
+            if condition(self) { return }
+            if closed { throw HeraldProcess.Failure("the connection closed before \(what)") }
+            if ContinuousClock.now > deadline { throw HeraldProcess.Failure("no \(what) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
