@@ -286,9 +286,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                // SHA-256 of the console's session tokens.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // The OpenAPI document, compiled in and served at GET /openapi.json.
-            resources: [.embedInCode("OpenAPI/openapi.json")],
+            // The OpenAPI document, compiled in and served at GET /openapi.json; the console's stylesheet and
+            // script, served at /console/assets/.
+            resources: [
+                .embedInCode("OpenAPI/openapi.json"), .embedInCode("Console/Assets/console.css"),
+                .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/favicon.svg"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

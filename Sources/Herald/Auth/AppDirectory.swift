@@ -4,12 +4,20 @@ import HeraldCore
 public struct AppDirectory: Sendable {
     private let keysByApp: [String: [String: APIKeyRole]]
 
-    /// Builds the directory, rejecting duplicate app ids and an app listed without keys.
+    /// The first path segments Herald serves outside any app: no app may take one as its id.
+    public static let reserved: Set<String> = ["console", "health", "ready", "metrics", "openapi.json"]
+
+    /// Builds the directory, rejecting duplicate and reserved app ids and an app listed without keys.
     public init(apps: [AppConfiguration]) throws(ConfigurationError) {
         var keysByApp: [String: [String: APIKeyRole]] = [:]
         for app in apps {
             if app.id.isEmpty { throw ConfigurationError("configuration: an app has an empty id") }
             if keysByApp[app.id] != nil { throw ConfigurationError("configuration: duplicate app id '\(app.id)'") }
+            if Self.reserved.contains(app.id.lowercased()) {
+                throw ConfigurationError(
+                    "configuration: app id '\(app.id)' is reserved: Herald serves /\(app.id.lowercased()) itself "
+                        + "(reserved: \(Self.reserved.sorted().joined(separator: ", ")))")
+            }
             if app.keys.isEmpty { throw ConfigurationError("configuration: app '\(app.id)' has no keys") }
             var keys: [String: APIKeyRole] = [:]
             for key in app.keys {

@@ -15,6 +15,7 @@ public enum ConfigurationDeclarations {
     public static let blocks: [(key: String, settings: [Setting])] = [
         ("http", http), ("metrics", metrics), ("database", database), ("sweeper", sweeper),
         ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history), ("pubsub", pubsub),
+        ("console", console),
     ]
 
     /// The blocks every app may have besides the modules' (`webhook`, `cors`).
@@ -99,6 +100,17 @@ public enum ConfigurationDeclarations {
             .integer("maxSubscriptionsPerApp", 1...10_000_000, default: defaults.maxSubscriptionsPerApp),
             .integer("maxStreams", 0...1_000_000, default: defaults.maxStreams),
             Setting("heartbeatSeconds", .number(1...300, unit: " seconds"), default: defaults.heartbeatSeconds.plainText),
+        ]
+    }()
+
+    static let console: [Setting] = {
+        let defaults = ConsoleConfiguration()
+        return [
+            Setting("enabled", .boolean, default: String(defaults.enabled)),
+            Setting("secureCookie", .boolean, default: String(defaults.secureCookie)),
+            Setting("idleMinutes", .number(1...1440, unit: " minutes"), default: defaults.idleMinutes.plainText),
+            Setting("sessionHours", .number(0.1...720, unit: " hours"), default: defaults.sessionHours.plainText),
+            .integer("loginAttempts", 1...10_000, default: defaults.loginAttempts),
         ]
     }()
 

@@ -122,6 +122,16 @@ public enum ConfigurationLoader {
             read.heartbeatSeconds = try pubsub.number("heartbeatSeconds") ?? read.heartbeatSeconds
             configuration.pubsub = read
         }
+        let console = settings.block("console", ConfigurationDeclarations.console)
+        try settings.checked("console") { () throws(SettingError) in
+            var read = configuration.console
+            read.enabled = try console.boolean("enabled") ?? read.enabled
+            read.secureCookie = try console.boolean("secureCookie") ?? read.secureCookie
+            read.idleMinutes = try console.number("idleMinutes") ?? read.idleMinutes
+            read.sessionHours = try console.number("sessionHours") ?? read.sessionHours
+            read.loginAttempts = try console.integer("loginAttempts") ?? read.loginAttempts
+            configuration.console = read
+        }
         configuration.apps = try readApps(settings)
         _ = try AppDirectory(apps: configuration.apps)
         return configuration

@@ -84,6 +84,8 @@ public struct HeraldConfiguration: Sendable {
     public var messageRetentionDays = 30
     /// Publish-subscribe: how long feeds and subscriptions live, and the limits (`pubsub.*`).
     public var pubsub = PubSubConfiguration()
+    /// The web console at `/console` (`console.*`).
+    public var console = ConsoleConfiguration()
     /// Registrations (and, apart, launches) that may wait for the database at once; one more is answered
     /// 503 with Retry-After (`database.writeQueueLimit`).
     public var writeQueueLimit = WriteQueueLimit.default
@@ -132,6 +134,27 @@ public struct AppConfiguration: Sendable, Equatable {
         self.fcm = fcm
         self.deviceCheck = deviceCheck
         self.webhook = webhook
+    }
+}
+
+/// `console.*`: whether `/console` is served, and its sessions' cookie, timeouts and login attempts.
+public struct ConsoleConfiguration: Sendable, Equatable {
+    public var enabled = true
+    /// Mark the session cookie `Secure` (set it when Herald is reached over HTTPS through a proxy that
+    /// does not send `X-Forwarded-Proto: https`; with that header the cookie is `Secure` anyway).
+    public var secureCookie = false
+    /// A session unused this long ends.
+    public var idleMinutes: Double = 30
+    /// A session ends this long after it was opened, used or not.
+    public var sessionHours: Double = 12
+    /// Failed logins one client address may make in 15 minutes (per instance); then 429 until they age out.
+    public var loginAttempts = 10
+
+    public init() {}
+
+    public var policy: ConsoleSessionPolicy {
+        ConsoleSessionPolicy(
+            idleMilliseconds: Int64(idleMinutes * 60_000), absoluteMilliseconds: Int64(sessionHours * 3_600_000))
     }
 }
 

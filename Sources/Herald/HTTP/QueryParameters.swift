@@ -14,7 +14,11 @@ struct QueryParameters {
     /// Decodes every parameter; a name or value with invalid percent-encoding is 8008, as in a path. When a
     /// name is repeated, the first value counts.
     init(_ request: Request) throws(HeraldFault) {
-        guard let query = request.uri.query else { return }
+        try self.init(encoded: request.uri.query ?? "")
+    }
+
+    /// A form's body (`application/x-www-form-urlencoded`), decoded like a query.
+    init(encoded query: String) throws(HeraldFault) {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]) else { throw .invalidParameter("query", "bad percent-encoding") }

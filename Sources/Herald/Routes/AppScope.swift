@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import Hummingbird
+import NIOCore
 
 /// Who called an app route (`/{appId}/{apiKey}/…`): the app whose key had the route's role, as
 /// `AppAuthMiddleware` (or, for the routes that must first tell which route they are, `AppScope.authorize`)
@@ -13,10 +14,15 @@ struct AppCaller: Sendable, Equatable {
 struct HeraldRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var caller: AppCaller?
+    /// A console page's signed-in session and its form (set by `ConsoleSessionMiddleware`).
+    var console: ConsoleRequest?
+    /// The connection's peer, for the console's login throttle.
+    let remoteAddress: SocketAddress?
 
     init(source: Source) {
         coreContext = .init(source: source)
         caller = nil
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// The app whose key authorised this request. A handler reached without authorisation is a wiring

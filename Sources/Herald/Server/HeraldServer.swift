@@ -32,7 +32,8 @@ public enum HeraldServer {
         templates: any PushTemplateStore, pubsub: PubSubRoutes, apps: AppDirectory, clock: any WallClock, sweeper: Sweeper,
         dispatcher: Dispatcher?,
         readiness: Readiness, metrics: HeraldMetrics,
-        metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: [])
+        metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: []),
+        console: ConsoleRoutes? = nil
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -56,6 +57,7 @@ public enum HeraldServer {
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
+        console?.add(to: router)
         routeMethods.load(router.routes)
         return router
     }
@@ -150,7 +152,14 @@ public enum HeraldServer {
                 apps: apps, clock: clock, sweeper: sweeper,
                 dispatcher: dispatcher, readiness: readiness, metrics: exporter.metrics,
                 metricsRoute: exposed && configuration.metrics.port == nil ? metricsRoute : nil, deviceCheck: deviceCheck,
-                cors: CORSPolicy(apps: configuration.apps)),
+                cors: CORSPolicy(apps: configuration.apps),
+                // The console's sessions live in the same database as everything else.
+                console: configuration.console.enabled
+                    ? pubsub.backend.map { backend in
+                        ConsoleRoutes(
+                            sessions: SQLConsoleSessionStore(backend: backend), store: store, registry: registry, apps: apps,
+                            clock: clock, configuration: configuration.console, sweeper: sweeper, readiness: readiness, logger: logger)
+                    } : nil),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(

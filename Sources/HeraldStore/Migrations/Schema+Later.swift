@@ -181,5 +181,20 @@ extension Schema {
                 "ALTER TABLE messages ADD COLUMN fed_occurrences BIGINT NOT NULL DEFAULT 0",
             ]
         },
+        Migration(name: "0020_console_sessions") { _ in
+            [
+                // Signed-in console sessions (issue 25), by a SHA-256 of the cookie's token.
+                """
+                CREATE TABLE console_sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    csrf TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_seen_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX console_sessions_idle ON console_sessions (last_seen_at)",
+            ]
+        },
     ]
 }

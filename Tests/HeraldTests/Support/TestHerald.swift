@@ -35,7 +35,7 @@ enum TestHerald {
     static func with(
         file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
         metrics: HeraldConfiguration.Metrics = .init(), apps: [AppConfiguration] = TestHerald.apps,
-        writeQueueLimit: Int = WriteQueueLimit.default, pubsub: PubSubConfiguration = .init(),
+        writeQueueLimit: Int = WriteQueueLimit.default, pubsub: PubSubConfiguration = .init(), console: ConsoleConfiguration = .init(),
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
@@ -44,17 +44,20 @@ enum TestHerald {
         case .sqlite:
             try await run(
                 file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, apps: apps,
-                writeQueueLimit: writeQueueLimit, pubsub: pubsub, body)
+                writeQueueLimit: writeQueueLimit, pubsub: pubsub, console: console, body)
         case .postgres:
             try await PostgresTestDatabase.with { url in
-                try await run(url, setup: setup, metrics: metrics, apps: apps, writeQueueLimit: writeQueueLimit, pubsub: pubsub, body)
+                try await run(
+                    url, setup: setup, metrics: metrics, apps: apps, writeQueueLimit: writeQueueLimit, pubsub: pubsub, console: console,
+                    body)
             }
         }
     }
 
     private static func run(
         _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics, apps: [AppConfiguration],
-        writeQueueLimit: Int, pubsub settings: PubSubConfiguration, _ body: @escaping @Sendable (Harness) async throws -> Void
+        writeQueueLimit: Int, pubsub settings: PubSubConfiguration, console: ConsoleConfiguration,
+        _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
         try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
@@ -64,6 +67,7 @@ enum TestHerald {
             configuration.sweeper.intervalSeconds = 0
             configuration.metrics = metrics
             configuration.pubsub = settings
+            configuration.console = console
             let readiness = Readiness(backend: backend)
             let pubsub = PubSubParts(backend: backend)
             let app = HeraldServer.makeApplication(

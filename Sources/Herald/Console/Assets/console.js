@@ -1,0 +1,23 @@
+// Herald console: the little the pages need from a script. Everything works without it, except that
+// times then show in UTC and destructive forms do not ask first.
+"use strict";
+
+// Times in the browser's own time zone; the UTC value stays in the title (shown on hover).
+function localTimes(root) {
+  for (const element of root.querySelectorAll("time[datetime]")) {
+    const date = new Date(element.getAttribute("datetime"));
+    if (!isNaN(date)) {
+      element.textContent = date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+      element.title = element.getAttribute("datetime").replace("T", " ").replace("Z", " UTC");
+    }
+  }
+}
+
+// Forms marked data-confirm ask before they are sent.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const question = form.getAttribute && form.getAttribute("data-confirm");
+  if (question && !window.confirm(question)) event.preventDefault();
+});
+
+document.addEventListener("DOMContentLoaded", () => localTimes(document));

@@ -1,0 +1,231 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// The console's pages that exist so far: Overview, Channels (and a channel's devices), Devices (and a
+/// device's page with its switch), Operations (sweep now, health).
+extension ConsoleRoutes {
+    /// Pages list at most this many rows; the next page follows the last row's key.
+    static let pageSize = 50
+
+    // MARK: Overview
+
+    func overview(_ console: ConsoleRequest) async throws -> Response {
+        let app = console.session.app
+        let now = clock.now
+        let channels = try await store.channels(app: app, after: nil, limit: 1001, now: now)
+        let shown = channels.prefix(1000)
+        let registrations = shown.reduce(0) { $0 + $1.registrations }
+        let problem = await readiness.problem()
+        let more = channels.count > 1000 ? "+" : ""
+        let body: HTML = """
+            <section class="cards" aria-label="Summary">
+              <div class="card"><span class="label">Channels</span><span class="value">\(Int64(shown.count).grouped)\(more)</span></div>
+              <div class="card"><span class="label">Live registrations</span><span class="value">\(Int64(registrations).grouped)\(more)</span></div>
+              <div class="card"><span class="label">Readiness</span><span class="value">\(problem == nil ? "ready" : "not ready")</span>
+                \(problem.map { HTML("<span class=\"muted\">\($0)</span>") } ?? "")</div>
+            </section>
+            <p>Find a device on <a href="/console/devices">Devices</a>, a channel's devices on
+            <a href="/console/channels">Channels</a>; run a sweep on <a href="/console/operations">Operations</a>.</p>
+            """
+        return ConsolePage.page(title: "Overview", current: "/console", console: console, body)
+    }
+
+    // MARK: Channels
+
+    func channels(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
+        let query = try QueryParameters(request)
+        let after = try query["after"].flatMap { $0.isEmpty ? nil : try ChannelName(validating: $0, property: "after") }
+        let found = try await store.channels(app: console.session.app, after: after, limit: Self.pageSize + 1, now: clock.now)
+        let rows = found.prefix(Self.pageSize).map { channel -> HTML in
+            let name = channel.name.rawValue
+            let encoded = Self.pathSegment(name)
+            return """
+                <tr><td><a href="/console/devices?channel=\(encoded)">\(name)</a></td>
+                <td class="number">\(Int64(channel.registrations).grouped)</td>
+                <td><form method="post" action="/console/channels/\(encoded)/delete" data-confirm="Delete channel \(name) and its \(Int64(channel.registrations).grouped) registrations?">
+                \(ConsolePage.csrf(console))<button type="submit" class="danger">Delete</button></form></td></tr>
+                """
+        }
+        let table: HTML =
+            rows.isEmpty
+            ? "<p class=\"empty\">No channels yet. A channel appears when a device registers into it (POST /{appId}/{apiKey}/messaging/registrations).</p>"
+            : """
+            <table>
+            <caption>Channels by name, with their live registrations</caption>
+            <thead><tr><th scope="col">Channel</th><th scope="col" class="number">Registrations</th><th scope="col">Actions</th></tr></thead>
+            <tbody>\(rows)</tbody>
+            </table>
+            """
+        let next: HTML =
+            found.count > Self.pageSize
+            ? "<p class=\"pager\"><a href=\"/console/channels?after=\(Self.queryValue(found[Self.pageSize - 1].name.rawValue))\" rel=\"next\">Next channels</a></p>"
+            : ""
+        return ConsolePage.page(title: "Channels", current: "/console/channels", console: console, table + next)
+    }
+
+    func deleteChannel(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let name = try ChannelName(validating: try AppScope.parameter("name", context), property: "channelName")
+        guard try await store.deleteChannel(app: console.session.app, name: name) else { throw HeraldFault.unknownChannel(name.rawValue) }
+        return ConsolePage.redirect(to: "/console/channels")
+    }
+
+    // MARK: Devices
+
+    func devices(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
+        let query = try QueryParameters(request)
+        let filter = try DeviceFilter { name in query[name].flatMap { $0.isEmpty ? nil : $0 } }
+        var cursor: Int64?
+        if let text = query["cursor"], !text.isEmpty {
+            guard let value = Int64(text), value > 0 else { throw HeraldFault.invalidParameter("cursor", "not a cursor this list gave") }
+            cursor = value
+        }
+        let found = try await registry.devices(
+            app: console.session.app, filter: filter, after: cursor, limit: Self.pageSize, scanLimit: DeviceRoutes.listingScanLimit,
+            now: clock.now)
+        let rows = found.devices.map { entry -> HTML in
+            let record = entry.record
+            return """
+                <tr><td><a href="/console/devices/\(Self.pathSegment(record.deviceId))">\(record.deviceId)</a></td>
+                <td>\(record.os?.rawValue ?? "")</td><td>\(record.metadata.appVersion ?? "")</td>
+                <td>\(record.isActive ? "active" : "off")</td><td>\(ConsolePage.time(record.lastSeenAt))</td></tr>
+                """
+        }
+        let option = { (value: String, label: String, selected: String?) -> HTML in
+            value == (selected ?? "")
+                ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
+        }
+        let form: HTML = """
+            <form method="get" action="/console/devices" class="filters" role="search">
+              <label>Search <input name="q" value="\(query["q"])" placeholder="device id, install id or name"></label>
+              <label>Channel <input name="channel" value="\(query["channel"])"></label>
+              <label>OS <select name="os">\(option("", "any", query["os"]))\(option("IOS", "iOS", query["os"]))\(option("ANDROID", "Android", query["os"]))\(option("OSX", "macOS", query["os"]))</select></label>
+              <label>State <select name="active">\(option("", "any", query["active"]))\(option("true", "active", query["active"]))\(option("false", "off", query["active"]))</select></label>
+              <label>App version <input name="appVersion" value="\(query["appVersion"])"></label>
+              <button type="submit">Filter</button>
+            </form>
+            """
+        let table: HTML =
+            rows.isEmpty
+            ? "<p class=\"empty\">No devices match on this page. Devices appear when they register; change the filters or go on to the next page.</p>"
+            : """
+            <table>
+            <caption>Devices in registration order</caption>
+            <thead><tr><th scope="col">Device id</th><th scope="col">OS</th><th scope="col">App version</th><th scope="col">State</th><th scope="col">Last seen</th></tr></thead>
+            <tbody>\(rows)</tbody>
+            </table>
+            """
+        var next: HTML = ""
+        if let nextCursor = found.nextCursor {
+            var parameters = ["q", "channel", "os", "active", "appVersion"].compactMap { name in
+                query[name].flatMap { $0.isEmpty ? nil : "\(name)=\(Self.queryValue($0))" }
+            }
+            parameters.append("cursor=\(nextCursor)")
+            next = "<p class=\"pager\"><a href=\"/console/devices?\(parameters.joined(separator: "&"))\" rel=\"next\">Next devices</a></p>"
+        }
+        return ConsolePage.page(title: "Devices", current: "/console/devices", console: console, form + table + next)
+    }
+
+    func device(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let deviceId = try AppScope.parameter("deviceId", context)
+        let app = console.session.app
+        guard let record = try await registry.record(app: app, deviceId: deviceId, now: clock.now) else { throw HeraldFault.unknownDevice }
+        let launches = try await registry.launches(app: app, deviceId: deviceId, before: nil, limit: 20) ?? []
+        let deliveries = try await registry.deliveries(app: app, deviceId: deviceId, before: nil, limit: 20) ?? []
+        let metadata = record.metadata
+        let facts: [(String, HTML)] = [
+            ("OS", "\(record.os?.rawValue ?? "unknown") \(record.osVersion ?? "")"),
+            ("Token", "<code>\(ConsolePage.tokenPreview(record.deviceToken))</code>"),
+            ("Install id", "\(metadata.installId ?? "")"), ("Name", "\(metadata.deviceName ?? "")"),
+            ("Model", "\(metadata.deviceModel ?? "")"),
+            ("App version", "\(metadata.appVersion ?? "") \(metadata.appBuild.map { "(\($0))" } ?? "")"),
+            ("Locale", "\(metadata.locale ?? "")"), ("Time zone", "\(metadata.timeZone ?? "")"),
+            ("Launches", "\(record.launchCount.grouped)"), ("Registered", ConsolePage.time(record.createdAt)),
+            ("Last seen", ConsolePage.time(record.lastSeenAt)),
+            ("State", record.isActive ? "active" : "off\(record.inactiveReason.map { ": \($0)" } ?? "")"),
+        ]
+        // What the device has not reported is left out rather than shown empty.
+        let list = HTML.join(
+            facts.filter { !$0.1.text.trimmingCharacters(in: .whitespaces).isEmpty }.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" })
+        let channels = record.channels.map { channel -> HTML in
+            "<li><a href=\"/console/devices?channel=\(Self.queryValue(channel.name.rawValue))\">\(channel.name.rawValue)</a>\(channel.expiration.map { HTML(" <span class=\"muted\">until \(ConsolePage.time($0))</span>") } ?? "")</li>"
+        }
+        let switchForm: HTML = """
+            <form method="post" action="/console/devices/\(Self.pathSegment(deviceId))/switch" class="inline"
+              \(record.isActive ? HTML("data-confirm=\"Switch this device off? It gets no pushes and its launches are refused.\"") : "")>
+            \(ConsolePage.csrf(console))
+            <input type="hidden" name="active" value="\(record.isActive ? "false" : "true")">
+            \(record.isActive ? HTML("<label>Reason <input name=\"reason\" maxlength=\"200\"></label> <button type=\"submit\" class=\"danger\">Deactivate</button>") : "<button type=\"submit\">Activate</button>")
+            </form>
+            """
+        let launchRows = launches.map {
+            "<tr><td>\(ConsolePage.time($0.launchedAt))</td><td>\($0.appVersion ?? "")</td><td>\($0.appBuild ?? "")</td></tr>" as HTML
+        }
+        let deliveryRows = deliveries.map { entry -> HTML in
+            "<tr><td>\(ConsolePage.time(entry.deliveredAt))</td><td><code>\(entry.messageId)</code></td><td>\(entry.outcome)</td><td>\(entry.reason ?? "")</td></tr>"
+        }
+        let body: HTML = """
+            <dl class="facts">\(list)</dl>
+            \(switchForm)
+            <h2>Channels</h2>
+            \(channels.isEmpty ? HTML("<p class=\"empty\">In no channel.</p>") : "<ul>\(channels)</ul>")
+            <h2>Launches</h2>
+            \(launchRows.isEmpty ? HTML("<p class=\"empty\">No launches recorded. The app records one with POST …/devices/{deviceId}/launches.</p>") : "<table><caption>The 20 newest launches</caption><thead><tr><th scope=\"col\">When</th><th scope=\"col\">App version</th><th scope=\"col\">Build</th></tr></thead><tbody>\(launchRows)</tbody></table>")
+            <h2>Delivery history</h2>
+            \(deliveryRows.isEmpty ? HTML("<p class=\"empty\">Nothing sent to this device yet.</p>") : "<table><caption>The 20 newest deliveries</caption><thead><tr><th scope=\"col\">When</th><th scope=\"col\">Message</th><th scope=\"col\">Outcome</th><th scope=\"col\">Reason</th></tr></thead><tbody>\(deliveryRows)</tbody></table>")
+            """
+        return ConsolePage.page(title: "Device \(deviceId)", current: "/console/devices", console: console, body)
+    }
+
+    func switchDevice(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let deviceId = try AppScope.parameter("deviceId", context)
+        let active = console.form["active"] == "true"
+        let reason = console.form["reason"].flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
+        guard try await registry.setActive(app: console.session.app, deviceId: deviceId, active: active, reason: reason, now: clock.now)
+        else { throw HeraldFault.unknownDevice }
+        return ConsolePage.redirect(to: "/console/devices/\(Self.pathSegment(deviceId))")
+    }
+
+    // MARK: Operations
+
+    func operations(_ console: ConsoleRequest, report: Sweeper.Report? = nil) async throws -> Response {
+        let problem = await readiness.problem()
+        let result: HTML =
+            report.map { report in
+                """
+                <p class="notice" role="status">Swept: \(Int64(report.removed).grouped) expired registrations removed,
+                \(Int64(report.historyPruned).grouped) history entries and \(Int64(report.messagesPruned).grouped) finished messages pruned,
+                \(Int64(report.channelsRemoved).grouped) empty channels removed, in \(Int64(report.durationMilliseconds.rounded())) ms.</p>
+                """
+            } ?? ""
+        let body: HTML = """
+            \(result)
+            <h2>Sweep</h2>
+            <p>Removes this app's expired registrations and prunes its old delivery history and finished messages now
+            (the sweeper also runs on its own timer).</p>
+            <form method="post" action="/console/operations/sweep">\(ConsolePage.csrf(console))<button type="submit">Sweep now</button></form>
+            <h2>Health</h2>
+            <dl class="facts"><dt>Liveness</dt><dd>serving</dd><dt>Readiness</dt><dd>\(problem ?? "ready")</dd></dl>
+            """
+        return ConsolePage.page(title: "Operations", current: "/console/operations", console: console, body)
+    }
+
+    func sweep(_ console: ConsoleRequest) async throws -> Response {
+        let report = try await sweeper.sweep(trigger: "console", app: console.session.app)
+        return try await operations(console, report: report)
+    }
+
+    // MARK: Helpers
+
+    /// A value as one path segment (percent-encoded).
+    static func pathSegment(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? value
+    }
+
+    /// A value as a query parameter's value.
+    static func queryValue(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
+    }
+}

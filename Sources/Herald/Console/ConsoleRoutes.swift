@@ -1,0 +1,156 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The web console at `/console` (issue 25): log in with an app id and its admin key into a session kept
+/// in the database, then pages rendered here (no client-side app; console.js only formats times, asks
+/// before destructive forms and, later, follows live progress). Every page reads the stores directly for
+/// the session's app; the admin key is never kept, shown or logged.
+struct ConsoleRoutes {
+    let sessions: any ConsoleSessionStore
+    let store: any RegistrationStore
+    let registry: any DeviceRegistryStore
+    let apps: AppDirectory
+    let clock: any WallClock
+    let configuration: ConsoleConfiguration
+    let sweeper: Sweeper
+    let readiness: Readiness
+    let throttle: LoginThrottle
+    let logger: Logger
+
+    init(
+        sessions: any ConsoleSessionStore, store: any RegistrationStore, registry: any DeviceRegistryStore, apps: AppDirectory,
+        clock: any WallClock, configuration: ConsoleConfiguration, sweeper: Sweeper, readiness: Readiness, logger: Logger
+    ) {
+        self.sessions = sessions
+        self.store = store
+        self.registry = registry
+        self.apps = apps
+        self.clock = clock
+        self.configuration = configuration
+        self.sweeper = sweeper
+        self.readiness = readiness
+        self.throttle = LoginThrottle(limit: configuration.loginAttempts)
+        self.logger = logger
+    }
+
+    func add(to router: Router<HeraldRequestContext>) {
+        router.get("/console/assets/{name}") { _, context in try asset(context) }
+        router.get("/console/login") { request, _ in loginPage(request) }
+        router.post("/console/login") { request, context in try await login(request, context) }
+        let pages = router.group("/console").add(
+            middleware: ConsoleSessionMiddleware(sessions: sessions, clock: clock, policy: configuration.policy))
+        pages.post("logout") { request, context in try await logout(request, context) }
+        pages.get("") { _, context in await page(context) { try await overview($0) } }
+        pages.get("channels") { request, context in await page(context) { try await channels(request, $0) } }
+        pages.post("channels/{name}/delete") { _, context in await page(context) { try await deleteChannel($0, context) } }
+        pages.get("devices") { request, context in await page(context) { try await devices(request, $0) } }
+        pages.get("devices/{deviceId}") { _, context in await page(context) { try await device($0, context) } }
+        pages.post("devices/{deviceId}/switch") { _, context in await page(context) { try await switchDevice($0, context) } }
+        pages.get("operations") { _, context in await page(context) { try await operations($0) } }
+        pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
+    }
+
+    /// Runs a page's body; an error becomes the page with its message (never a stack or a 500 body).
+    private func page(_ context: HeraldRequestContext, _ body: (ConsoleRequest) async throws -> Response) async -> Response {
+        guard let console = context.console else { return ConsolePage.redirect(to: "/console/login") }
+        do {
+            return try await body(console)
+        } catch {
+            if !(error is HeraldFault) {
+                logger.error("console page failed", metadata: ["herald.error": "\(String(reflecting: type(of: error)))"])
+            }
+            let status: HTTPResponse.Status =
+                (error as? HeraldFault).map { FaultMiddleware<HeraldRequestContext>.status(of: $0.kind) } ?? .internalServerError
+            return ConsolePage.page(
+                title: "Not possible", current: "", console: console, status: status,
+                "<p class=\"error\" role=\"alert\">\(ConsolePage.message(error))</p><p><a href=\"/console\">Back to the overview</a></p>")
+        }
+    }
+
+    // MARK: Assets
+
+    static let assets: [String: (type: String, body: ByteBuffer)] = [
+        "console.css": ("text/css; charset=utf-8", ByteBuffer(bytes: PackageResources.console_css)),
+        "console.js": ("text/javascript; charset=utf-8", ByteBuffer(bytes: PackageResources.console_js)),
+        "favicon.svg": ("image/svg+xml", ByteBuffer(bytes: PackageResources.favicon_svg)),
+    ]
+
+    func asset(_ context: HeraldRequestContext) throws -> Response {
+        guard let name = context.parameters.get("name"), let asset = Self.assets[name] else { throw HeraldFault.noSuchRoute }
+        var headers: HTTPFields = [.contentType: asset.type, .cacheControl: "public, max-age=300"]
+        ConsoleCookie.secureHeaders(&headers)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.body))
+    }
+
+    // MARK: Logging in and out
+
+    func loginPage(_ request: Request, error: String? = nil, app: String = "", status: HTTPResponse.Status = .ok) -> Response {
+        let alert: HTML = error.map { "<p class=\"error\" role=\"alert\" id=\"login-error\">\($0)</p>" } ?? ""
+        return ConsolePage.document(
+            title: "Log in",
+            body: """
+                <main id="main" class="narrow">
+                <h1>Herald console</h1>
+                <p>Log in with an app id and one of its <strong>admin</strong> keys.</p>
+                \(alert)
+                <form method="post" action="/console/login" class="stack">
+                  <label for="app">App id</label>
+                  <input id="app" name="app" value="\(app)" required autocomplete="username" autocapitalize="off" spellcheck="false">
+                  <label for="key">Admin key</label>
+                  <input id="key" name="key" type="password" required autocomplete="current-password">
+                  <button type="submit">Log in</button>
+                </form>
+                </main>
+                """, status: status)
+    }
+
+    func login(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        guard ConsoleCookie.sameOrigin(request) else {
+            return ConsolePage.refusal(.forbidden, "Refused: this login did not come from the Herald console's page.")
+        }
+        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        if let wait = throttle.allowed(address) {
+            let minutes = max(1, Int((Double(wait.components.seconds) / 60).rounded(.up)))
+            return loginPage(
+                request, error: "Too many failed logins from your address. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                status: .tooManyRequests)
+        }
+        let form = try await ConsolePage.form(request)
+        let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
+        let key = form["key"] ?? ""
+        let appId: String
+        do {
+            appId = try apps.authorize(appId: app, apiKey: key, requires: .admin)
+        } catch {
+            throttle.failed(address)
+            logger.notice("console login refused", metadata: ["herald.app": "\(app.prefix(64))", "herald.address": "\(address)"])
+            return loginPage(request, error: "Wrong app id or admin key.", app: String(app.prefix(200)), status: .unauthorized)
+        }
+        throttle.succeeded(address)
+        let token = ConsoleCookie.newToken()
+        let now = clock.now
+        try await sessions.create(
+            tokenHash: ConsoleCookie.hash(token),
+            session: ConsoleSession(app: appId, csrf: RandomHex.make(bytes: 32), createdAt: now, lastSeenAt: now))
+        logger.info("console login", metadata: ["herald.app": "\(appId)"])
+        // Sessions that timed out go as new ones come, so the table holds about the live ones.
+        _ = try? await sessions.prune(now: now, policy: configuration.policy)
+        return ConsolePage.redirect(
+            to: "/console",
+            headers: [
+                .setCookie: ConsoleCookie.setting(token, secure: ConsoleCookie.secure(request, configured: configuration.secureCookie))
+            ])
+    }
+
+    func logout(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        if let console = context.console { try await sessions.delete(tokenHash: console.tokenHash) }
+        return ConsolePage.redirect(
+            to: "/console/login",
+            headers: [.setCookie: ConsoleCookie.clearing(secure: ConsoleCookie.secure(request, configured: configuration.secureCookie))])
+    }
+}

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Browser tests of the Herald console (issue 25), in Debian's Chromium driven by Playwright.
+
+Starts the built `herald` itself: once in demo mode (its mock APNs and FCM inside the process) for the
+flows, and once with a two-app configuration for the isolation check. Data is made through Herald's own
+API, as an app and a backend would. With HERALD_CONSOLE_SCREENSHOTS=DIR each page is also saved as a
+PNG in DIR (docs/console holds the committed ones).
+
+    python3 Tests/browser/console_test.py [path/to/herald]
+
+Needs: pip install playwright; apt-get install chromium (HERALD_CHROMIUM names another binary).
+Exits non-zero, naming the check, on the first failure.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import expect, sync_playwright
+
+HERALD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/herald")
+CHROMIUM = os.environ.get("HERALD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = os.environ.get("HERALD_CONSOLE_SCREENSHOTS")
+NAVIGATION = ["Overview", "Channels", "Devices", "Operations"]
+
+
+class Server:
+    """`herald serve` in a scratch folder, until stopped."""
+
+    def __init__(self, config=None):
+        self.folder = tempfile.mkdtemp(prefix="herald-console-")
+        arguments = [HERALD, "serve", "--port", "0"]
+        if config is not None:
+            path = os.path.join(self.folder, "herald.json")
+            with open(path, "w") as file:
+                json.dump(config, file)
+            arguments += ["--config", path]
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+        self.log = open(os.path.join(self.folder, "out.log"), "w+")
+        self.process = subprocess.Popen(arguments, cwd=self.folder, stdout=self.log, stderr=subprocess.STDOUT, env=environment)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            self.log.seek(0)
+            text = self.log.read()
+            found = re.search(r"Herald listening on (http://[0-9.:]+)", text)
+            if found:
+                self.base = found.group(1)
+                self.keys = dict(re.findall(r"^\s+(client|server|admin)\s+(\S+)$", text, re.M))
+                return
+            if self.process.poll() is not None:
+                raise SystemExit(f"herald exited: {text}")
+            time.sleep(0.1)
+        raise SystemExit("herald did not start listening")
+
+    def api(self, method, path, body=None):
+        request = urllib.request.Request(self.base + path, method=method, data=None if body is None else json.dumps(body).encode())
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"FAILED: {what}")
+    print(f"ok: {what}")
+
+
+def shot(page, name):
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+
+
+def nav(page, name):
+    """Follows a link of the console's navigation."""
+    page.get_by_role("navigation", name="Console").get_by_role("link", name=name, exact=True).click()
+
+
+def login(page, base, app, key):
+    page.goto(base + "/console/login")
+    page.get_by_label("App id").fill(app)
+    page.get_by_label("Admin key").fill(key)
+    page.get_by_role("button", name="Log in").click()
+
+
+def seed(server):
+    """Devices on both platforms in two channels, with launches, through the API as apps send them."""
+    client = server.keys["client"]
+    devices = [
+        ("alice-iphone", "IOS", "a1b2c3d4e5f60718" * 4, ["news", "sports"], "2.4.0"),
+        ("bob-pixel", "ANDROID", "fcm-token-of-bob:APA91b" + "x" * 20, ["news"], "2.3.1"),
+        ("carol-ipad", "IOS", "b1b2c3d4e5f60718" * 4, ["sports"], "2.4.0"),
+    ]
+    for device_id, os_name, token, channels, version in devices:
+        status, body = server.api(
+            "POST", f"/demo/{client}/messaging/registrations",
+            {"deviceToken": token, "deviceId": device_id, "os": os_name, "channels": channels})
+        check(status == 200, f"registered {device_id}: {status} {body}")
+        status, body = server.api(
+            "POST", f"/demo/{client}/devices/{device_id}/launches",
+            {"appVersion": version, "deviceName": device_id.replace("-", " ").title(), "locale": "en-GB"})
+        check(status == 200 and body.get("allowed") is True, f"launched {device_id}: {body}")
+
+
+def main():
+    demo = Server()
+    two_apps = Server({
+        "apps": [
+            {"id": "shop", "keys": [{"key": "shop-admin-key-0123456789", "role": "admin"}, {"key": "shop-client-key-0123456789", "role": "client"}]},
+            {"id": "blog", "keys": [{"key": "blog-admin-key-0123456789", "role": "admin"}]},
+        ],
+    })
+    try:
+        seed(demo)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            try:
+                run(browser, demo, two_apps)
+            finally:
+                browser.close()
+    finally:
+        demo.stop()
+        two_apps.stop()
+    print("all console browser checks passed")
+
+
+def run(browser, demo, two_apps):
+    base = demo.base
+    admin = demo.keys["admin"]
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, timezone_id="Europe/Berlin")
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+
+    # A wrong key is refused with a clear message, and nothing else.
+    login(page, base, "demo", "not-the-key")
+    expect(page.locator("#login-error")).to_have_text("Wrong app id or admin key.")
+    check(page.url.endswith("/console/login"), "a wrong key stays on the login page")
+    login(page, base, "demo", demo.keys["client"])
+    expect(page.locator("#login-error")).to_have_text("Wrong app id or admin key.")
+    check(True, "a client key is refused like a wrong one")
+    shot(page, "login")
+
+    # Logging in with the keyboard alone.
+    page.goto(base + "/console/login")
+    page.get_by_label("App id").focus()
+    page.keyboard.type("demo")
+    page.keyboard.press("Tab")
+    page.keyboard.type(admin)
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Overview")
+    check(True, "logged in with the keyboard alone")
+    cookies = context.cookies()
+    session = [c for c in cookies if c["name"] == "herald_console"]
+    flags = [(c["httpOnly"], c["sameSite"], c["path"]) for c in session]
+    check(flags == [(True, "Strict", "/console")], f"session cookie HttpOnly, SameSite=Strict, Path=/console: {flags}")
+    errors.clear()  # the refused logins' 401s are expected
+    check(admin not in page.content(), "the admin key is not in the page")
+
+    # Every page: one h1, the navigation named as it should be, no script errors.
+    for name in NAVIGATION:
+        nav(page, name)
+        expect(page.get_by_role("heading", level=1)).to_have_text(name)
+        check(page.locator("h1").count() == 1, f"{name}: one h1")
+        expect(page.get_by_role("button", name="Log out")).to_be_visible()
+    check(not errors, f"no script errors: {errors}")
+
+    nav(page, "Overview")
+    expect(page.locator(".card").first).to_be_visible()
+    shot(page, "overview")
+
+    # Channels: counts from the registrations made through the API.
+    nav(page, "Channels")
+    news = page.get_by_role("row").filter(has_text="news")
+    expect(news.get_by_role("cell").nth(1)).to_have_text("2")
+    sports = page.get_by_role("row").filter(has_text="sports")
+    expect(sports.get_by_role("cell").nth(1)).to_have_text("2")
+    check(True, "channels show their live registrations")
+    shot(page, "channels")
+
+    # Devices: all three, then filtered; times in the browser's zone with UTC on hover.
+    nav(page, "Devices")
+    for device in ["alice-iphone", "bob-pixel", "carol-ipad"]:
+        expect(page.get_by_role("link", name=device)).to_be_visible()
+    title = page.locator("time").first.get_attribute("title")
+    check(title is not None and title.endswith("UTC"), f"UTC on hover: {title}")
+    check(not page.locator("time").first.inner_text().endswith("UTC"), "shown in the browser's time zone")
+    page.get_by_label("OS").select_option("ANDROID")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_role("link", name="bob-pixel")).to_be_visible()
+    expect(page.get_by_role("link", name="alice-iphone")).to_have_count(0)
+    check(True, "the OS filter narrows the list")
+    page.get_by_label("OS").select_option("")
+    page.get_by_label("Search").fill("Carol")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_role("link", name="carol-ipad")).to_be_visible()
+    expect(page.get_by_role("link", name="bob-pixel")).to_have_count(0)
+    check(True, "search finds a device by its name")
+    page.get_by_label("Search").fill("")
+    page.get_by_role("button", name="Filter").click()
+    shot(page, "devices")
+
+    # A device's page, then switching it off: its next launch is refused.
+    page.get_by_role("link", name="alice-iphone").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Device alice-iphone")
+    expect(page.locator("dl.facts")).to_contain_text("2.4.0")
+    check("a1b2c3d4e5f60718" * 4 not in page.content(), "the whole device token is not shown")
+    shot(page, "device")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_label("Reason").fill("lost phone")
+    page.get_by_role("button", name="Deactivate").click()
+    expect(page.get_by_role("button", name="Activate")).to_be_visible()
+    status, body = demo.api("POST", f"/demo/{demo.keys['client']}/devices/alice-iphone/launches", {"appVersion": "2.4.0"})
+    check(status == 200 and body.get("allowed") is False and body.get("reason") == "lost phone", f"its launch is refused: {body}")
+    page.get_by_role("button", name="Activate").click()
+    expect(page.get_by_role("button", name="Deactivate")).to_be_visible()
+    status, body = demo.api("POST", f"/demo/{demo.keys['client']}/devices/alice-iphone/launches", {"appVersion": "2.4.0"})
+    check(body.get("allowed") is True, "activated again, it launches")
+
+    # Operations: a sweep runs and says what it did.
+    nav(page, "Operations")
+    page.get_by_role("button", name="Sweep now").click()
+    expect(page.get_by_role("status")).to_contain_text("Swept:")
+    check(True, "a sweep runs from the console")
+    shot(page, "operations")
+
+    # A cross-site POST with the session's cookie is refused.
+    forged = context.request.post(
+        base + "/console/operations/sweep", form={"csrf": "x"},
+        headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, max_redirects=0)
+    check(forged.status == 403, f"a cross-site POST is refused: {forged.status}")
+
+    # At 375 px wide nothing is cut off sideways.
+    phone = browser.new_context(viewport={"width": 375, "height": 740})
+    phone.add_cookies([c for c in context.cookies() if c["name"] == "herald_console"])
+    small = phone.new_page()
+    for path, name in [("/console", "overview"), ("/console/devices", "devices"), ("/console/devices/alice-iphone", "device")]:
+        small.goto(base + path)
+        width = small.evaluate("document.documentElement.scrollWidth")
+        check(width <= 375, f"{path} fits 375 px (scroll width {width})")
+    shot(small, "devices-375")
+    phone.close()
+
+    # Log out: the session is gone, in this browser and for its old cookie.
+    old = context.cookies()
+    page.get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Herald console")
+    page.goto(base + "/console/devices")
+    check(page.url.endswith("/console/login"), "after logging out a page goes to the login page")
+    replay = browser.new_context()
+    replay.add_cookies([c for c in old if c["name"] == "herald_console"])
+    replayed = replay.new_page()
+    replayed.goto(base + "/console/devices")
+    check(replayed.url.endswith("/console/login"), "the old session cookie opens nothing")
+    replay.close()
+    context.close()
+
+    # One app's admin sees nothing of another's.
+    status, _ = two_apps.api(
+        "POST", "/shop/shop-client-key-0123456789/messaging/registrations",
+        {"deviceToken": "c1b2c3d4e5f60718" * 4, "deviceId": "shop-only-phone", "channels": ["shop-news"]})
+    check(status == 200, "a device of app shop")
+    blog = browser.new_context()
+    other = blog.new_page()
+    login(other, two_apps.base, "blog", "blog-admin-key-0123456789")
+    expect(other.get_by_role("heading", level=1)).to_have_text("Overview")
+    nav(other, "Devices")
+    expect(other.get_by_text("shop-only-phone")).to_have_count(0)
+    nav(other, "Channels")
+    expect(other.get_by_text("shop-news")).to_have_count(0)
+    answer = other.goto(two_apps.base + "/console/devices/shop-only-phone")
+    check(answer.status == 404, f"app blog's admin gets 404 for app shop's device: {answer.status}")
+    blog.close()
+
+
+if __name__ == "__main__":
+    main()
