@@ -28,7 +28,7 @@ from playwright.sync_api import expect, sync_playwright
 HERALD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/herald")
 CHROMIUM = os.environ.get("HERALD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = os.environ.get("HERALD_CONSOLE_SCREENSHOTS")
-NAVIGATION = ["Overview", "Channels", "Devices", "Operations"]
+NAVIGATION = ["Overview", "Channels", "Devices", "Messages", "Operations"]
 
 
 class Server:
@@ -53,6 +53,8 @@ class Server:
             if found:
                 self.base = found.group(1)
                 self.keys = dict(re.findall(r"^\s+(client|server|admin)\s+(\S+)$", text, re.M))
+                # In demo mode: where the in-process mocks say what they received.
+                self.mocks = dict(re.findall(r"mock (APNs|FCM) .*received: curl -s (\S+)", text))
                 return
             if self.process.poll() is not None:
                 raise SystemExit(f"herald exited: {text}")
@@ -231,6 +233,48 @@ def run(browser, demo, two_apps):
     expect(page.get_by_role("button", name="Deactivate")).to_be_visible()
     status, body = demo.api("POST", f"/demo/{demo.keys['client']}/devices/alice-iphone/launches", {"appVersion": "2.4.0"})
     check(body.get("allowed") is True, "activated again, it launches")
+
+    # A push to a channel, followed on its page until it is published, with the counts the mocks received.
+    server_key = demo.keys["server"]
+    # It is due a few seconds from now, so its page is open before it is sent and must follow it live.
+    status, body = demo.api(
+        "POST", f"/demo/{server_key}/messaging/news",
+        {"message": "Hello from the console test", "headers": {"ios-alert-title": "News"}, "publishAt": int(time.time() * 1000) + 4000})
+    check(status == 200, f"published to news: {body}")
+    message_id = body["messageId"]
+    nav(page, "Messages")
+    page.get_by_role("row").filter(has_text="news").first.get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Message to news")
+    check(page.locator('[data-field="state"]').inner_text() == "scheduled", "its page opens while it waits")
+    expect(page.locator('[data-field="state"]')).to_have_text("published", timeout=20000)
+    check(True, "the page followed it to published by itself")
+    expect(page.locator('[data-field="sent"]')).to_have_text("2")
+    expect(page.locator('[data-field="ios-sent"]')).to_have_text("1")
+    expect(page.locator('[data-field="android-sent"]')).to_have_text("1")
+    apns = json.load(urllib.request.urlopen(demo.mocks["APNs"], timeout=10))
+    fcm = json.load(urllib.request.urlopen(demo.mocks["FCM"], timeout=10))
+    check(sum("Hello from the console test" in item["payload"] for item in apns) == 1, "the mock APNs received it once")
+    check(sum(item["message"].get("notification", {}).get("body") == "Hello from the console test" for item in fcm) == 1,
+          "the mock FCM received it once")
+    check(message_id in page.content(), "the page names the message")
+    shot(page, "message")
+
+    # A scheduled message is cancelled from its page.
+    later = int(time.time() * 1000) + 3_600_000
+    status, body = demo.api("POST", f"/demo/{server_key}/messaging/sports", {"message": "Later", "publishAt": later})
+    check(status == 200, f"scheduled a message: {body}")
+    nav(page, "Messages")
+    page.get_by_label("Status").select_option("scheduled")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_role("row").filter(has_text="sports")).to_have_count(1)
+    expect(page.get_by_role("row").filter(has_text="news")).to_have_count(0)
+    shot(page, "messages")
+    page.get_by_role("row").filter(has_text="sports").get_by_role("link").click()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Cancel message").click()
+    expect(page.locator('[data-field="state"]')).to_have_text("cancelled")
+    status, body = demo.api("GET", f"/demo/{server_key}/messaging/{body['messageId']}")
+    check(body.get("status") == "cancelled", f"cancelled through the console: {body}")
 
     # Operations: a sweep runs and says what it did.
     nav(page, "Operations")

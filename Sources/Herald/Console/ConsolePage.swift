@@ -11,7 +11,7 @@ enum ConsolePage {
     /// The navigation, in order: (label, path).
     static let navigation: [(label: String, path: String)] = [
         ("Overview", "/console"), ("Channels", "/console/channels"), ("Devices", "/console/devices"),
-        ("Operations", "/console/operations"),
+        ("Messages", "/console/messages"), ("Operations", "/console/operations"),
     ]
 
     /// A whole page for a signed-in session.

@@ -13,6 +13,7 @@ import NIOCore
 struct ConsoleRoutes {
     let sessions: any ConsoleSessionStore
     let store: any RegistrationStore
+    let messages: any MessageStore
     let registry: any DeviceRegistryStore
     let apps: AppDirectory
     let clock: any WallClock
@@ -23,11 +24,13 @@ struct ConsoleRoutes {
     let logger: Logger
 
     init(
-        sessions: any ConsoleSessionStore, store: any RegistrationStore, registry: any DeviceRegistryStore, apps: AppDirectory,
+        sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore,
+        apps: AppDirectory,
         clock: any WallClock, configuration: ConsoleConfiguration, sweeper: Sweeper, readiness: Readiness, logger: Logger
     ) {
         self.sessions = sessions
         self.store = store
+        self.messages = messages
         self.registry = registry
         self.apps = apps
         self.clock = clock
@@ -51,6 +54,10 @@ struct ConsoleRoutes {
         pages.get("devices") { request, context in await page(context) { try await devices(request, $0) } }
         pages.get("devices/{deviceId}") { _, context in await page(context) { try await device($0, context) } }
         pages.post("devices/{deviceId}/switch") { _, context in await page(context) { try await switchDevice($0, context) } }
+        pages.get("messages") { request, context in await page(context) { try await messagesPage(request, $0) } }
+        pages.get("messages/{messageId}") { _, context in await page(context) { try await messagePage($0, context) } }
+        pages.get("messages/{messageId}/progress") { _, context in await page(context) { try await messageProgress($0, context) } }
+        pages.post("messages/{messageId}/cancel") { _, context in await page(context) { try await cancelMessage($0, context) } }
         pages.get("operations") { _, context in await page(context) { try await operations($0) } }
         pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
     }

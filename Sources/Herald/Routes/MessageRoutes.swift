@@ -24,11 +24,15 @@ struct MessageRoutes {
         }
         // GET and DELETE first tell which route they are from the segment (a mistyped one is 404 whatever
         // the key), then authorise for it: these two check the key in the handler, after the shape.
-        router.get(RouterPath(path + "/{target}")) { _, context in
+        router.get(RouterPath(path + "/{target}")) { request, context in
             var context = context
             if try AppScope.parameter("target", context) == PushTemplateRoutes.segment {
                 let caller = try AppScope.authorize(context, apps: apps, requires: .client)
                 return try await templates.download(app: caller.appId, deviceType: nil)
+            }
+            if try AppScope.parameter("target", context) == Self.listingSegment {
+                context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
+                return try await list(request, context)
             }
             _ = try Self.messageID(context)
             context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
@@ -88,17 +92,64 @@ struct MessageRoutes {
         let id = try Self.messageID(context)
         let appId = try context.appId()
         guard let message = try await messages.message(app: appId, id: id) else { throw HeraldFault.messageNotCancellable }
+        return JSONBody.response(.object(statusFields(message, app: appId)))
+    }
+
+    /// A message's status as GET …/messaging/{messageId} answers it.
+    func statusFields(_ message: StoredMessage, app: String) -> [String: JSONValue] {
+        [
+            "messageId": .string(message.id),
+            "status": .string(message.status.contractStatus),
+            "errorMessage": message.errorMessage.map(JSONValue.string) ?? .null,
+            "deliveries": message.deliveries.json,
+            "occurrences": .integer(message.occurrences),
+            "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
+            "skipped": .object(skipped(message, app: app)),
+            "templateName": message.templateName.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    static let listingSegment = "messages"
+
+    /// The app's messages, newest first, a page at a time (`?status=&channel=&limit=&cursor=`): each as its
+    /// status answers it, with its channel, when it was published and whether it is being sent now.
+    func list(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let appId = try context.appId()
+        let query = try QueryParameters(request)
+        let filter = try Self.filter(query)
+        let limit = try Page.limit(query)
+        var cursor: MessageCursor?
+        if let text = query["cursor"], !text.isEmpty {
+            guard let value = MessageCursor(text) else { throw HeraldFault.invalidParameter("cursor", "not a cursor this list gave") }
+            cursor = value
+        }
+        let page = try await messages.messages(app: appId, filter: filter, after: cursor, limit: limit)
+        let items = page.messages.map { message -> JSONValue in
+            var fields = statusFields(message, app: appId)
+            fields["channel"] = .string(message.channel.rawValue)
+            fields["createdAt"] = .integer(message.createdAt.milliseconds)
+            fields["running"] = .bool(message.status == .running)
+            return .object(fields)
+        }
         return JSONBody.response(
-            .object([
-                "messageId": .string(message.id),
-                "status": .string(message.status.contractStatus),
-                "errorMessage": message.errorMessage.map(JSONValue.string) ?? .null,
-                "deliveries": message.deliveries.json,
-                "occurrences": .integer(message.occurrences),
-                "nextOccurrenceAt": message.status == .scheduled ? message.dueAt.map { .integer($0.milliseconds) } ?? .null : .null,
-                "skipped": .object(skipped(message, app: appId)),
-                "templateName": message.templateName.map(JSONValue.string) ?? .null,
-            ]))
+            .object(["messages": .array(items), "nextCursor": page.nextCursor.map { .string($0.description) } ?? .null]))
+    }
+
+    /// `?status=` (scheduled, which includes running, running, published, failed, cancelled) and `?channel=`.
+    static func filter(_ query: QueryParameters) throws(HeraldFault) -> MessageFilter {
+        var filter = MessageFilter()
+        if let text = query["status"], !text.isEmpty {
+            switch text {
+            case "scheduled": filter.statuses = [.scheduled, .running]
+            case "running": filter.statuses = [.running]
+            case "published": filter.statuses = [.published]
+            case "failed": filter.statuses = [.failed]
+            case "cancelled": filter.statuses = [.cancelled]
+            default: throw .invalidParameter("status", "expected scheduled, running, published, failed or cancelled")
+            }
+        }
+        if let text = query["channel"], !text.isEmpty { filter.channel = try ChannelName(validating: text, property: "channel") }
+        return filter
     }
 
     /// The systems the message targets that the app has no push service settings for, each with why its

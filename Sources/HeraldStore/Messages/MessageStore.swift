@@ -17,6 +17,9 @@ public protocol MessageStore: Sendable {
     /// The message with its counts summed over finished occurrences and the slices of the current one.
     func message(app: String, id: String) async throws -> StoredMessage?
 
+    /// A page of the app's messages that match `filter`, newest first, after `cursor` (nil: the newest).
+    func messages(app: String, filter: MessageFilter, after cursor: MessageCursor?, limit: Int) async throws -> MessageListing
+
     /// Deletes finished messages (published, failed, cancelled) that finished before `cutoff`, of every
     /// app or (`app` set) of one, `batchSize` per transaction. Returns how many it deleted.
     func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int

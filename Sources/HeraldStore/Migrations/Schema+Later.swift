@@ -196,5 +196,13 @@ extension Schema {
                 "CREATE INDEX console_sessions_idle ON console_sessions (last_seen_at)",
             ]
         },
+        Migration(name: "0021_message_listing") { _ in
+            [
+                // The app's messages newest first (the console's history, GET …/messaging/messages), and the
+                // same within one channel.
+                "CREATE INDEX messages_by_app ON messages (app_id, created_at, id)",
+                "CREATE INDEX messages_by_channel ON messages (app_id, channel, created_at, id)",
+            ]
+        },
     ]
 }

@@ -21,3 +21,21 @@ document.addEventListener("submit", (event) => {
 });
 
 document.addEventListener("DOMContentLoaded", () => localTimes(document));
+
+// A message's page follows its fan-out: each event carries its fields by name (data-field) until done.
+document.addEventListener("DOMContentLoaded", () => {
+  const live = document.querySelector("[data-progress]");
+  if (!live || !window.EventSource) return;
+  const source = new EventSource(live.getAttribute("data-progress"));
+  source.onmessage = (event) => {
+    const fields = JSON.parse(event.data);
+    for (const [name, value] of Object.entries(fields)) {
+      for (const element of document.querySelectorAll(`[data-field="${name}"]`)) element.textContent = value;
+    }
+    if (fields.done === "true") {
+      source.close();
+      // The cancel button and the schedule no longer apply: show the finished page.
+      window.location.reload();
+    }
+  };
+});

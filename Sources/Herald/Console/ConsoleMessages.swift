@@ -1,0 +1,177 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import NIOCore
+
+/// The console's Messages pages: the history (newest first, by status and channel), a message's page
+/// with its fan-out progress followed live (Server-Sent Events until it ends), and cancelling one that
+/// is scheduled or repeating.
+extension ConsoleRoutes {
+    static let statuses = ["scheduled", "running", "published", "failed", "cancelled"]
+
+    /// The state a page shows: Herald's own (running apart from scheduled).
+    static func state(_ message: StoredMessage) -> String { message.status.rawValue }
+
+    func messagesPage(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
+        let query = try QueryParameters(request)
+        let filter = try MessageRoutes.filter(query)
+        var cursor: MessageCursor?
+        if let text = query["cursor"], !text.isEmpty {
+            guard let value = MessageCursor(text) else { throw HeraldFault.invalidParameter("cursor", "not a cursor this list gave") }
+            cursor = value
+        }
+        let page = try await messages.messages(app: console.session.app, filter: filter, after: cursor, limit: Self.pageSize)
+        let rows = page.messages.map { message -> HTML in
+            let counts = message.deliveries
+            return """
+                <tr><td><a href="/console/messages/\(Self.pathSegment(message.id))">\(ConsolePage.time(message.createdAt))</a></td>
+                <td>\(message.channel.rawValue)\(message.templateName.map { HTML(" <span class=\"muted\">template \($0)</span>") } ?? "")</td>
+                <td><span class="state state-\(Self.state(message))">\(Self.state(message))</span></td>
+                <td class="number">\(counts.sent.grouped)</td><td class="number">\(counts.failed.grouped)</td>
+                <td class="number">\(counts.pending.grouped)</td>
+                <td class="number">\(counts[.apns].sent.grouped) / \(counts[.fcm].sent.grouped)</td>
+                <td>\(message.errorMessage ?? "")</td></tr>
+                """
+        }
+        let option = { (value: String, label: String, selected: String?) -> HTML in
+            value == (selected ?? "")
+                ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
+        }
+        let statusOptions = HTML.join([option("", "any", query["status"])] + Self.statuses.map { option($0, $0, query["status"]) })
+        let form: HTML = """
+            <form method="get" action="/console/messages" class="filters" role="search">
+              <label>Status <select name="status">\(statusOptions)</select></label>
+              <label>Channel <input name="channel" value="\(query["channel"])"></label>
+              <button type="submit">Filter</button>
+            </form>
+            """
+        let table: HTML =
+            rows.isEmpty
+            ? "<p class=\"empty\">No messages match. A message appears here when a backend publishes (POST /{appId}/{apiKey}/messaging/{channel}).</p>"
+            : """
+            <table>
+            <caption>Messages, newest first</caption>
+            <thead><tr><th scope="col">Accepted</th><th scope="col">Channel</th><th scope="col">Status</th>
+            <th scope="col" class="number">Sent</th><th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
+            <th scope="col" class="number">Sent iOS / Android</th><th scope="col">Error</th></tr></thead>
+            <tbody>\(rows)</tbody>
+            </table>
+            """
+        var next: HTML = ""
+        if let nextCursor = page.nextCursor {
+            var parameters = ["status", "channel"].compactMap { name in
+                query[name].flatMap { $0.isEmpty ? nil : "\(name)=\(Self.queryValue($0))" }
+            }
+            parameters.append("cursor=\(Self.queryValue(nextCursor.description))")
+            next =
+                "<p class=\"pager\"><a href=\"/console/messages?\(parameters.joined(separator: "&"))\" rel=\"next\">Older messages</a></p>"
+        }
+        return ConsolePage.page(title: "Messages", current: "/console/messages", console: console, form + table + next)
+    }
+
+    /// The fields a message's page shows and its live progress updates (`data-field` names).
+    static func progress(_ message: StoredMessage) -> [String: String] {
+        let counts = message.deliveries
+        return [
+            "state": state(message), "targeted": counts.targeted.grouped, "sent": counts.sent.grouped, "failed": counts.failed.grouped,
+            "pending": counts.pending.grouped, "ios-sent": counts[.apns].sent.grouped, "ios-failed": counts[.apns].failed.grouped,
+            "android-sent": counts[.fcm].sent.grouped, "android-failed": counts[.fcm].failed.grouped,
+            "tokens-removed": counts.tokensRemoved.grouped, "tokens-deactivated": counts.tokensDeactivated.grouped,
+            "occurrences": message.occurrences.grouped, "error": message.errorMessage ?? "",
+        ]
+    }
+
+    static func finished(_ message: StoredMessage) -> Bool { [.published, .failed, .cancelled].contains(message.status) }
+
+    func messagePage(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let id = try AppScope.parameter("messageId", context)
+        guard let message = try await messages.message(app: console.session.app, id: id) else {
+            throw HeraldFault(code: 404, kind: .notFound, message: "No such message in this app (it may have been pruned).")
+        }
+        let fields = Self.progress(message)
+        func field(_ name: String) -> HTML { "<span data-field=\"\(name)\">\(fields[name] ?? "")</span>" }
+        let audience: String =
+            message.audience.map { $0.isEmpty ? "every device of the app" : "channels \($0.map(\.rawValue).joined(separator: ", "))" }
+            ?? "channel \(message.channel.rawValue)"
+        let schedule: HTML = {
+            var parts: [HTML] = []
+            if let publishAt = message.schedule.publishAt { parts.append("at \(ConsolePage.time(publishAt))") }
+            if let every = message.schedule.repeatEverySeconds { parts.append("every \(Int64(every).grouped) s") }
+            if let until = message.schedule.repeatExpiresAt { parts.append("until \(ConsolePage.time(until))") }
+            if message.status == .scheduled, let due = message.dueAt { parts.append("next \(ConsolePage.time(due))") }
+            return parts.isEmpty ? "now" : HTML.join(parts.map { $0 + " " })
+        }()
+        let cancel: HTML =
+            [.scheduled, .running].contains(message.status)
+            ? """
+            <form method="post" action="/console/messages/\(Self.pathSegment(id))/cancel" class="inline" data-confirm="Cancel this message? Devices not sent to yet get nothing.">
+            \(ConsolePage.csrf(console))<button type="submit" class="danger">Cancel message</button></form>
+            """ : ""
+        let live: HTML =
+            Self.finished(message) ? "" : " data-progress=\"/console/messages/\(Self.pathSegment(id))/progress\""
+        let body: HTML = """
+            <dl class="facts"\(live)>
+              <dt>Status</dt><dd>\(field("state"))</dd>
+              <dt>Audience</dt><dd>\(audience)\(message.templateName.map { HTML(" (template \($0))") } ?? "")</dd>
+              <dt>When</dt><dd>\(schedule)</dd>
+              <dt>Accepted</dt><dd>\(ConsolePage.time(message.createdAt))</dd>
+              <dt>Occurrences</dt><dd>\(field("occurrences"))</dd>
+              <dt>Error</dt><dd>\(field("error"))</dd>
+            </dl>
+            <h2>Deliveries</h2>
+            <table>
+            <caption>Devices taken on so far, by platform (pending ones are counted in the total only)</caption>
+            <thead><tr><th scope="col"></th><th scope="col" class="number">Targeted</th><th scope="col" class="number">Sent</th>
+            <th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th></tr></thead>
+            <tbody>
+            <tr><th scope="row">All</th><td class="number">\(field("targeted"))</td><td class="number">\(field("sent"))</td>
+            <td class="number">\(field("failed"))</td><td class="number">\(field("pending"))</td></tr>
+            <tr><th scope="row">iOS and macOS (APNs)</th><td></td><td class="number">\(field("ios-sent"))</td><td class="number">\(field("ios-failed"))</td><td></td></tr>
+            <tr><th scope="row">Android (FCM)</th><td></td><td class="number">\(field("android-sent"))</td><td class="number">\(field("android-failed"))</td><td></td></tr>
+            </tbody>
+            </table>
+            <p>Tokens removed (no longer valid): \(field("tokens-removed")); devices deactivated: \(field("tokens-deactivated")).</p>
+            \(cancel)
+            <p><code>\(id)</code></p>
+            """
+        return ConsolePage.page(title: "Message to \(message.channel.rawValue)", current: "/console/messages", console: console, body)
+    }
+
+    /// The message's progress as Server-Sent Events: its fields every half second while they change,
+    /// until it ends (then one last event with `done`).
+    func messageProgress(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let id = try AppScope.parameter("messageId", context)
+        let app = console.session.app
+        guard try await messages.message(app: app, id: id) != nil else { throw HeraldFault.noSuchRoute }
+        let messages = messages
+        var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
+        ConsoleCookie.secureHeaders(&headers)
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var last: [String: String] = [:]
+                // At most ten minutes per connection; the browser reconnects if the message still runs.
+                for _ in 0..<1200 {
+                    guard let message = try await messages.message(app: app, id: id) else { break }
+                    var fields = Self.progress(message)
+                    let done = Self.finished(message)
+                    if fields != last || done {
+                        last = fields
+                        fields["done"] = done ? "true" : "false"
+                        try await writer.write(ByteBuffer(string: "data: \(SortedJSON.text(fields))\n\n"))
+                    }
+                    if done { break }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    func cancelMessage(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let id = try AppScope.parameter("messageId", context)
+        guard try await messages.cancel(app: console.session.app, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
+        return ConsolePage.redirect(to: "/console/messages/\(Self.pathSegment(id))")
+    }
+}

@@ -1,0 +1,112 @@
+import HeraldCore
+import SQLKit
+
+/// Which of an app's messages a listing shows.
+public struct MessageFilter: Sendable, Equatable {
+    /// Any of these (nil: any status).
+    public var statuses: [MessageStatus]?
+    public var channel: ChannelName?
+
+    public init(statuses: [MessageStatus]? = nil, channel: ChannelName? = nil) {
+        self.statuses = statuses
+        self.channel = channel
+    }
+}
+
+/// Where a listing of messages goes on from: the last message's creation time and id (newest first).
+public struct MessageCursor: Sendable, Equatable, CustomStringConvertible {
+    public let createdAt: Int64
+    public let id: String
+
+    public init(createdAt: Int64, id: String) {
+        self.createdAt = createdAt
+        self.id = id
+    }
+
+    /// `createdAt` and `id` with a `~` between: what a listing hands out and takes back.
+    public var description: String { "\(createdAt)~\(id)" }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "~", maxSplits: 1)
+        guard parts.count == 2, let time = Int64(parts[0]), time >= 0, parts[1].hasPrefix("message:"), parts[1].count <= 64 else {
+            return nil
+        }
+        self.init(createdAt: time, id: String(parts[1]))
+    }
+}
+
+/// A page of messages, newest first, and where the next starts (nil: no more).
+public struct MessageListing: Sendable {
+    public var messages: [StoredMessage]
+    public var nextCursor: MessageCursor?
+
+    public init(messages: [StoredMessage], nextCursor: MessageCursor?) {
+        self.messages = messages
+        self.nextCursor = nextCursor
+    }
+}
+
+extension SQLMessageStore {
+    /// A page of the app's messages that match `filter`, newest first, after `cursor`. Keyset paging on
+    /// (created_at, id) through `messages_by_app` (or `messages_by_channel` with a channel), so a page
+    /// costs the same wherever it starts; a status filter is applied along that index. Each message's
+    /// counts include its running slices, split by provider as its status is.
+    public func messages(app: String, filter: MessageFilter, after cursor: MessageCursor?, limit: Int) async throws -> MessageListing {
+        try await backend.read { db in
+            var conditions: [SQLQueryString] = ["m.app_id = \(bind: app)"]
+            if let statuses = filter.statuses, !statuses.isEmpty {
+                conditions.append("m.status IN (\(statuses.map { "\(bind: $0.rawValue)" as SQLQueryString }.joined(separator: ", ")))")
+            }
+            if let channel = filter.channel { conditions.append("m.channel = \(bind: channel.rawValue)") }
+            if let cursor {
+                conditions.append(
+                    "(m.created_at < \(bind: cursor.createdAt) OR (m.created_at = \(bind: cursor.createdAt) AND m.id < \(bind: cursor.id)))"
+                )
+            }
+            func sum(_ column: String) -> String { "CAST(COALESCE(SUM(\(column)), 0) AS BIGINT)" }
+            let live = Self.countColumns.map { column in
+                "(SELECT \(sum("s.\(column)")) FROM message_slices s WHERE s.message_id = m.id) AS slices_\(column)"
+            }
+            let rows = try await db.raw(
+                """
+                SELECT m.*, \(unsafeRaw: live.joined(separator: ", ")) FROM messages m
+                WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY m.created_at DESC, m.id DESC LIMIT \(bind: limit + 1)
+                """
+            ).all()
+            var messages = try rows.prefix(limit).map { row in
+                var message = try Self.decode(row)
+                let slices = try Self.decodeCounts(row, prefix: "slices_")
+                message.deliveries.sent += slices.sent
+                message.deliveries.failed += slices.failed
+                message.deliveries.pending += slices.pending
+                message.deliveries.tokensRemoved += slices.tokensRemoved
+                message.deliveries.tokensDeactivated += slices.tokensDeactivated
+                return message
+            }
+            if !messages.isEmpty {
+                let ids = messages.map(\.id)
+                let byProvider = Self.countColumns.filter { $0 != "pending" }.map { "\(sum($0)) AS \($0)" }
+                let parts = try await db.raw(
+                    """
+                    SELECT message_id, provider, CAST(0 AS BIGINT) AS pending, \(unsafeRaw: byProvider.joined(separator: ", "))
+                    FROM message_counts WHERE message_id IN (\(ids.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")))
+                    GROUP BY message_id, provider
+                    """
+                ).all()
+                var index: [String: Int] = [:]
+                for (position, message) in messages.enumerated() { index[message.id] = position }
+                for row in parts {
+                    guard let position = index[try row.decode(column: "message_id", as: String.self)],
+                        let provider = PushProvider(rawValue: try row.decode(column: "provider", as: String.self))
+                    else { continue }
+                    let part = try Self.decodeCounts(row)
+                    messages[position].deliveries.byProvider[provider] = ProviderCounts(
+                        sent: part.sent, failed: part.failed, tokensRemoved: part.tokensRemoved, tokensDeactivated: part.tokensDeactivated)
+                }
+            }
+            let next = rows.count > limit ? messages.last.map { MessageCursor(createdAt: $0.createdAt.milliseconds, id: $0.id) } : nil
+            return MessageListing(messages: messages, nextCursor: next)
+        }
+    }
+}
