@@ -39,6 +39,9 @@ struct Populate: AsyncParsableCommand {
     )
     var metadata = false
 
+    @Option(help: "Messages to add to the app's history (the console's Messages page), spread over the past 29 days.")
+    var messages = 0
+
     func validate() throws {
         guard devices > 0, channels > 0 else { throw ValidationError("--devices and --channels must be positive") }
         guard (1...channels).contains(channelsPerDevice) else { throw ValidationError("--channels-per-device must be 1...\(channels)") }
@@ -59,6 +62,12 @@ struct Populate: AsyncParsableCommand {
             try await Populator(backend: backend, plan: plan, metadata: metadata).run { done in
                 if done % 500_000 == 0 { print("  … \(done) devices") }
             }
+        }
+        if messages > 0 {
+            try await withBackend(database) { backend in
+                try await MessagePopulator(backend: backend, app: app, messages: messages, channels: channels, now: plan.now).run()
+            }
+            print("  and \(messages) messages")
         }
         let seconds = (clock.now - start).seconds
         let rate = Double(plan.registrations) / seconds

@@ -1,8 +1,12 @@
+import Crypto
+import Foundation
 import HeraldCore
 
 /// Which app ids and API keys exist and what role each key has; every app route asks it first.
 public struct AppDirectory: Sendable {
     private let keysByApp: [String: [String: APIKeyRole]]
+    /// Each app's admin keys as SHA-256 hex: a console session names the key it was opened with so.
+    private let adminKeyHashes: [String: Set<String>]
 
     /// The first path segments Herald serves outside any app: no app may take one as its id.
     public static let reserved: Set<String> = ["console", "health", "ready", "metrics", "openapi.json"]
@@ -28,7 +32,16 @@ public struct AppDirectory: Sendable {
             keysByApp[app.id] = keys
         }
         self.keysByApp = keysByApp
+        adminKeyHashes = keysByApp.mapValues { keys in Set(keys.filter { $0.value == .admin }.keys.map(Self.hash)) }
     }
+
+    /// A key's SHA-256 as hex (how a console session names its key).
+    static func hash(_ key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `app` still has an admin key with this hash.
+    func hasAdminKey(app: String, hash: String) -> Bool { adminKeyHashes[app]?.contains(hash) == true }
 
     /// Checks the app id and key, then the key's role. 2002 for an unknown app or key, 5007 for too small a role.
     /// Returns the app id as configured: `String` lookup matches canonically equivalent spellings, and the

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import HeraldCore
@@ -21,9 +20,7 @@ enum ConsoleCookie {
     /// A new session token: 32 random bytes, as hex; the database keeps only its SHA-256.
     static func newToken() -> String { RandomHex.make(bytes: 32) }
 
-    static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
+    static func hash(_ token: String) -> String { AppDirectory.hash(token) }
 
     /// The token from the request's `Cookie` header(s), if it has one of the right shape.
     static func token(_ request: Request) -> String? {
@@ -142,13 +139,23 @@ final class LoginThrottle: Sendable {
 struct ConsoleSessionMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
     let sessions: any ConsoleSessionStore
+    let apps: AppDirectory
     let clock: any WallClock
     let policy: ConsoleSessionPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let token = ConsoleCookie.token(request),
+        var live: ConsoleSession?
+        if let token = ConsoleCookie.token(request),
             let session = try await sessions.session(tokenHash: ConsoleCookie.hash(token), now: clock.now, policy: policy)
-        else {
+        {
+            // The admin key it was opened with has been removed from the configuration: it ends.
+            if apps.hasAdminKey(app: session.app, hash: session.keyHash) {
+                live = session
+            } else {
+                try await sessions.delete(tokenHash: ConsoleCookie.hash(token))
+            }
+        }
+        guard let token = ConsoleCookie.token(request), let session = live else {
             if request.method == .get || request.method == .head { return ConsolePage.redirect(to: "/console/login") }
             return ConsolePage.refusal(.forbidden, "Your console session has ended. Log in again.")
         }

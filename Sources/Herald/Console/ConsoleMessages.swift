@@ -35,11 +35,9 @@ extension ConsoleRoutes {
                 <td>\(message.errorMessage ?? "")</td></tr>
                 """
         }
-        let option = { (value: String, label: String, selected: String?) -> HTML in
-            value == (selected ?? "")
-                ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
-        }
-        let statusOptions = HTML.join([option("", "any", query["status"])] + Self.statuses.map { option($0, $0, query["status"]) })
+        let statusOptions = HTML.join(
+            [ConsolePage.option("", "any", current: query["status"])]
+                + Self.statuses.map { ConsolePage.option($0, $0, current: query["status"]) })
         let form: HTML = """
             <form method="get" action="/console/messages" class="filters" role="search">
               <label>Status <select name="status">\(statusOptions)</select></label>
@@ -47,27 +45,16 @@ extension ConsoleRoutes {
               <button type="submit">Filter</button>
             </form>
             """
-        let table: HTML =
-            rows.isEmpty
-            ? "<p class=\"empty\">No messages match. A message appears here when a backend publishes (POST /{appId}/{apiKey}/messaging/{channel}).</p>"
-            : """
-            <table>
-            <caption>Messages, newest first</caption>
-            <thead><tr><th scope="col">Accepted</th><th scope="col">Channel</th><th scope="col">Status</th>
-            <th scope="col" class="number">Sent</th><th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
-            <th scope="col" class="number">Sent iOS / Android</th><th scope="col">Error</th></tr></thead>
-            <tbody>\(rows)</tbody>
-            </table>
-            """
-        var next: HTML = ""
-        if let nextCursor = page.nextCursor {
-            var parameters = ["status", "channel"].compactMap { name in
-                query[name].flatMap { $0.isEmpty ? nil : "\(name)=\(Self.queryValue($0))" }
-            }
-            parameters.append("cursor=\(Self.queryValue(nextCursor.description))")
-            next =
-                "<p class=\"pager\"><a href=\"/console/messages?\(parameters.joined(separator: "&"))\" rel=\"next\">Older messages</a></p>"
-        }
+        let table = ConsolePage.table(
+            caption: "Messages, newest first",
+            headers: """
+                <th scope="col">Accepted</th><th scope="col">Channel</th><th scope="col">Status</th>
+                <th scope="col" class="number">Sent</th><th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
+                <th scope="col" class="number">Sent iOS / Android</th><th scope="col">Error</th>
+                """, rows: rows,
+            empty: "No messages match. A message appears here when a backend publishes (POST /{appId}/{apiKey}/messaging/{channel}).")
+        let next = ConsolePage.next(
+            "/console/messages", query: query, keep: ["status", "channel"], cursor: page.nextCursor?.description, label: "Older messages")
         return ConsolePage.page(title: "Messages", current: "/console/messages", console: console, form + table + next)
     }
 

@@ -114,6 +114,32 @@ enum ConsolePage {
             "<time datetime=\"\(utc)\" title=\"\(utc)\">\(utc.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC"))</time>"
     }
 
+    /// An `<option>`, selected when `value` is the current one.
+    static func option(_ value: String, _ label: String, current: String?) -> HTML {
+        value == (current ?? "") ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
+    }
+
+    /// A listing's table, or what to do when it has no rows.
+    static func table(caption: String, headers: HTML, rows: [HTML], empty: String) -> HTML {
+        rows.isEmpty
+            ? "<p class=\"empty\">\(empty)</p>"
+            : """
+            <table>
+            <caption>\(caption)</caption>
+            <thead><tr>\(headers)</tr></thead>
+            <tbody>\(rows)</tbody>
+            </table>
+            """
+    }
+
+    /// The link to a listing's next page: `path` with the filters in `keep` as the query has them, and the cursor.
+    static func next(_ path: String, query: QueryParameters, keep: [String], cursor: String?, label: String) -> HTML {
+        guard let cursor else { return "" }
+        var parameters = keep.compactMap { name in query[name].flatMap { $0.isEmpty ? nil : "\(name)=\(ConsoleRoutes.queryValue($0))" } }
+        parameters.append("cursor=\(ConsoleRoutes.queryValue(cursor))")
+        return "<p class=\"pager\"><a href=\"\(path)?\(parameters.joined(separator: "&"))\" rel=\"next\">\(label)</a></p>"
+    }
+
     /// The hidden CSRF field every form carries.
     static func csrf(_ console: ConsoleRequest) -> HTML {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(console.session.csrf)\">"

@@ -49,16 +49,11 @@ extension ConsoleRoutes {
                 \(ConsolePage.csrf(console))<button type="submit" class="danger">Delete</button></form></td></tr>
                 """
         }
-        let table: HTML =
-            rows.isEmpty
-            ? "<p class=\"empty\">No channels yet. A channel appears when a device registers into it (POST /{appId}/{apiKey}/messaging/registrations).</p>"
-            : """
-            <table>
-            <caption>Channels by name, with their live registrations</caption>
-            <thead><tr><th scope="col">Channel</th><th scope="col" class="number">Registrations</th><th scope="col">Actions</th></tr></thead>
-            <tbody>\(rows)</tbody>
-            </table>
-            """
+        let table = ConsolePage.table(
+            caption: "Channels by name, with their live registrations",
+            headers: "<th scope=\"col\">Channel</th><th scope=\"col\" class=\"number\">Registrations</th><th scope=\"col\">Actions</th>",
+            rows: Array(rows),
+            empty: "No channels yet. A channel appears when a device registers into it (POST /{appId}/{apiKey}/messaging/registrations).")
         let next: HTML =
             found.count > Self.pageSize
             ? "<p class=\"pager\"><a href=\"/console/channels?after=\(Self.queryValue(found[Self.pageSize - 1].name.rawValue))\" rel=\"next\">Next channels</a></p>"
@@ -93,38 +88,27 @@ extension ConsoleRoutes {
                 <td>\(record.isActive ? "active" : "off")</td><td>\(ConsolePage.time(record.lastSeenAt))</td></tr>
                 """
         }
-        let option = { (value: String, label: String, selected: String?) -> HTML in
-            value == (selected ?? "")
-                ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
-        }
+        let option = { (value: String, label: String, name: String) in ConsolePage.option(value, label, current: query[name]) }
         let form: HTML = """
             <form method="get" action="/console/devices" class="filters" role="search">
               <label>Search <input name="q" value="\(query["q"])" placeholder="device id, install id or name"></label>
               <label>Channel <input name="channel" value="\(query["channel"])"></label>
-              <label>OS <select name="os">\(option("", "any", query["os"]))\(option("IOS", "iOS", query["os"]))\(option("ANDROID", "Android", query["os"]))\(option("OSX", "macOS", query["os"]))</select></label>
-              <label>State <select name="active">\(option("", "any", query["active"]))\(option("true", "active", query["active"]))\(option("false", "off", query["active"]))</select></label>
+              <label>OS <select name="os">\(option("", "any", "os"))\(option("IOS", "iOS", "os"))\(option("ANDROID", "Android", "os"))\(option("OSX", "macOS", "os"))</select></label>
+              <label>State <select name="active">\(option("", "any", "active"))\(option("true", "active", "active"))\(option("false", "off", "active"))</select></label>
               <label>App version <input name="appVersion" value="\(query["appVersion"])"></label>
               <button type="submit">Filter</button>
             </form>
             """
-        let table: HTML =
-            rows.isEmpty
-            ? "<p class=\"empty\">No devices match on this page. Devices appear when they register; change the filters or go on to the next page.</p>"
-            : """
-            <table>
-            <caption>Devices in registration order</caption>
-            <thead><tr><th scope="col">Device id</th><th scope="col">OS</th><th scope="col">App version</th><th scope="col">State</th><th scope="col">Last seen</th></tr></thead>
-            <tbody>\(rows)</tbody>
-            </table>
-            """
-        var next: HTML = ""
-        if let nextCursor = found.nextCursor {
-            var parameters = ["q", "channel", "os", "active", "appVersion"].compactMap { name in
-                query[name].flatMap { $0.isEmpty ? nil : "\(name)=\(Self.queryValue($0))" }
-            }
-            parameters.append("cursor=\(nextCursor)")
-            next = "<p class=\"pager\"><a href=\"/console/devices?\(parameters.joined(separator: "&"))\" rel=\"next\">Next devices</a></p>"
-        }
+        let table = ConsolePage.table(
+            caption: "Devices in registration order",
+            headers: """
+                <th scope="col">Device id</th><th scope="col">OS</th><th scope="col">App version</th><th scope="col">State</th><th scope="col">Last seen</th>
+                """, rows: rows,
+            empty: "No devices match on this page. Devices appear when they register; change the filters or go on to the next page.")
+        let next = ConsolePage.next(
+            "/console/devices", query: query, keep: ["q", "channel", "os", "active", "appVersion"],
+            cursor: found.nextCursor.map(String.init),
+            label: "Next devices")
         return ConsolePage.page(title: "Devices", current: "/console/devices", console: console, form + table + next)
     }
 
@@ -190,16 +174,17 @@ extension ConsoleRoutes {
 
     // MARK: Operations
 
-    func operations(_ console: ConsoleRequest, report: Sweeper.Report? = nil) async throws -> Response {
+    func operations(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         let problem = await readiness.problem()
+        // After a sweep the page is shown again with its counts in the query (so reloading it sweeps nothing).
+        let swept = (try QueryParameters(request)["swept"] ?? "").split(separator: "-").compactMap { Int64($0) }
         let result: HTML =
-            report.map { report in
-                """
-                <p class="notice" role="status">Swept: \(Int64(report.removed).grouped) expired registrations removed,
-                \(Int64(report.historyPruned).grouped) history entries and \(Int64(report.messagesPruned).grouped) finished messages pruned,
-                \(Int64(report.channelsRemoved).grouped) empty channels removed, in \(Int64(report.durationMilliseconds.rounded())) ms.</p>
-                """
-            } ?? ""
+            swept.count == 5
+            ? """
+            <p class="notice" role="status">Swept: \(swept[0].grouped) expired registrations removed,
+            \(swept[1].grouped) history entries and \(swept[2].grouped) finished messages pruned,
+            \(swept[3].grouped) empty channels removed, in \(swept[4].grouped) ms.</p>
+            """ : ""
         let body: HTML = """
             \(result)
             <h2>Sweep</h2>
@@ -214,7 +199,10 @@ extension ConsoleRoutes {
 
     func sweep(_ console: ConsoleRequest) async throws -> Response {
         let report = try await sweeper.sweep(trigger: "console", app: console.session.app)
-        return try await operations(console, report: report)
+        let counts = [
+            report.removed, report.historyPruned, report.messagesPruned, report.channelsRemoved, Int(report.durationMilliseconds.rounded()),
+        ]
+        return ConsolePage.redirect(to: "/console/operations?swept=\(counts.map(String.init).joined(separator: "-"))")
     }
 
     // MARK: Helpers

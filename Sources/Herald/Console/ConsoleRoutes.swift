@@ -46,7 +46,7 @@ struct ConsoleRoutes {
         router.get("/console/login") { request, _ in loginPage(request) }
         router.post("/console/login") { request, context in try await login(request, context) }
         let pages = router.group("/console").add(
-            middleware: ConsoleSessionMiddleware(sessions: sessions, clock: clock, policy: configuration.policy))
+            middleware: ConsoleSessionMiddleware(sessions: sessions, apps: apps, clock: clock, policy: configuration.policy))
         pages.post("logout") { request, context in try await logout(request, context) }
         pages.get("") { _, context in await page(context) { try await overview($0) } }
         pages.get("channels") { request, context in await page(context) { try await channels(request, $0) } }
@@ -58,7 +58,7 @@ struct ConsoleRoutes {
         pages.get("messages/{messageId}") { _, context in await page(context) { try await messagePage($0, context) } }
         pages.get("messages/{messageId}/progress") { _, context in await page(context) { try await messageProgress($0, context) } }
         pages.post("messages/{messageId}/cancel") { _, context in await page(context) { try await cancelMessage($0, context) } }
-        pages.get("operations") { _, context in await page(context) { try await operations($0) } }
+        pages.get("operations") { request, context in await page(context) { try await operations(request, $0) } }
         pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
     }
 
@@ -143,7 +143,8 @@ struct ConsoleRoutes {
         let now = clock.now
         try await sessions.create(
             tokenHash: ConsoleCookie.hash(token),
-            session: ConsoleSession(app: appId, csrf: RandomHex.make(bytes: 32), createdAt: now, lastSeenAt: now))
+            session: ConsoleSession(
+                app: appId, keyHash: AppDirectory.hash(key), csrf: RandomHex.make(bytes: 32), createdAt: now, lastSeenAt: now))
         logger.info("console login", metadata: ["herald.app": "\(appId)"])
         // Sessions that timed out go as new ones come, so the table holds about the live ones.
         _ = try? await sessions.prune(now: now, policy: configuration.policy)

@@ -4,12 +4,15 @@ import SQLKit
 /// A signed-in console session (issue 25): the app it was opened for, its CSRF token, and its times.
 public struct ConsoleSession: Sendable, Equatable {
     public let app: String
+    /// A SHA-256 of the admin key it was opened with (the key itself is never kept).
+    public let keyHash: String
     public let csrf: String
     public let createdAt: Timestamp
     public let lastSeenAt: Timestamp
 
-    public init(app: String, csrf: String, createdAt: Timestamp, lastSeenAt: Timestamp) {
+    public init(app: String, keyHash: String, csrf: String, createdAt: Timestamp, lastSeenAt: Timestamp) {
         self.app = app
+        self.keyHash = keyHash
         self.csrf = csrf
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
@@ -61,8 +64,8 @@ public struct SQLConsoleSessionStore: ConsoleSessionStore {
         try await backend.write { db in
             try await db.raw(
                 """
-                INSERT INTO console_sessions (token_hash, app_id, csrf, created_at, last_seen_at)
-                VALUES (\(bind: tokenHash), \(bind: session.app), \(bind: session.csrf), \(bind: session.createdAt.milliseconds),
+                INSERT INTO console_sessions (token_hash, app_id, key_hash, csrf, created_at, last_seen_at)
+                VALUES (\(bind: tokenHash), \(bind: session.app), \(bind: session.keyHash), \(bind: session.csrf), \(bind: session.createdAt.milliseconds),
                     \(bind: session.lastSeenAt.milliseconds))
                 """
             ).run()
@@ -72,10 +75,11 @@ public struct SQLConsoleSessionStore: ConsoleSessionStore {
     public func session(tokenHash: String, now: Timestamp, policy: ConsoleSessionPolicy) async throws -> ConsoleSession? {
         let found = try await backend.read { db in
             try await db.raw(
-                "SELECT app_id, csrf, created_at, last_seen_at FROM console_sessions WHERE token_hash = \(bind: tokenHash)"
+                "SELECT app_id, key_hash, csrf, created_at, last_seen_at FROM console_sessions WHERE token_hash = \(bind: tokenHash)"
             ).first().map { row in
                 ConsoleSession(
-                    app: try row.decode(column: "app_id", as: String.self), csrf: try row.decode(column: "csrf", as: String.self),
+                    app: try row.decode(column: "app_id", as: String.self), keyHash: try row.decode(column: "key_hash", as: String.self),
+                    csrf: try row.decode(column: "csrf", as: String.self),
                     createdAt: Timestamp(milliseconds: try row.decode(column: "created_at", as: Int64.self)),
                     lastSeenAt: Timestamp(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)))
             }
@@ -92,7 +96,7 @@ public struct SQLConsoleSessionStore: ConsoleSessionStore {
                 ).run()
             }
         }
-        return ConsoleSession(app: found.app, csrf: found.csrf, createdAt: found.createdAt, lastSeenAt: now)
+        return ConsoleSession(app: found.app, keyHash: found.keyHash, csrf: found.csrf, createdAt: found.createdAt, lastSeenAt: now)
     }
 
     @discardableResult

@@ -183,11 +183,14 @@ extension Schema {
         },
         Migration(name: "0020_console_sessions") { _ in
             [
-                // Signed-in console sessions (issue 25), by a SHA-256 of the cookie's token.
+                // Signed-in console sessions (issue 25), by a SHA-256 of the cookie's token; `key_hash`: a
+                // SHA-256 of the admin key it was opened with, so removing that key from the configuration
+                // ends the session.
                 """
                 CREATE TABLE console_sessions (
                     token_hash TEXT PRIMARY KEY,
                     app_id TEXT NOT NULL,
+                    key_hash TEXT NOT NULL,
                     csrf TEXT NOT NULL,
                     created_at BIGINT NOT NULL,
                     last_seen_at BIGINT NOT NULL

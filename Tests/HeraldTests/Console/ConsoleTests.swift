@@ -124,7 +124,9 @@ import Testing
             let swept = try await Self.send(
                 h.client, .post, "/console/operations/sweep", cookie: cookie, form: "csrf=\(csrf)",
                 headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"])
-            #expect(swept.status == .ok && swept.body.contains("Swept:"), "\(swept.body)")
+            #expect(swept.status == .seeOther && swept.headers[.location]?.hasPrefix("/console/operations?swept=") == true)
+            let shown = try await Self.send(h.client, .get, try #require(swept.headers[.location]), cookie: cookie)
+            #expect(shown.body.contains("Swept: 0 expired registrations removed"), "\(shown.body)")
         }
     }
 
@@ -210,6 +212,26 @@ import Testing
         for name in ["console", "Console", "health", "ready", "metrics", "openapi.json"] {
             #expect(throws: ConfigurationError.self, "\(name)") {
                 try AppDirectory(apps: [AppConfiguration(id: name, keys: [APIKey(key: "k", role: .admin)])])
+            }
+        }
+    }
+
+    /// A session ends when the admin key it was opened with is no longer in the configuration (an instance
+    /// restarted with the key rotated, here another instance on the same database without it).
+    @Test(.enabled(if: PostgresTestDatabase.serverURL != nil, "\(PostgresTestDatabase.skipMessage)"))
+    func removingTheAdminKeyEndsItsSessions() async throws {
+        let rotated =
+            [AppConfiguration(id: "shop", keys: [APIKey(key: "k-admin-2", role: .admin), APIKey(key: "k-server", role: .server)])]
+            + TestHerald.apps.dropFirst()
+        try await PostgresTestDatabase.with { url in
+            try await PubSubMultiInstanceTests.instance(url) { first in
+                try await PubSubMultiInstanceTests.instance(url, apps: rotated) { second in
+                    let cookie = try await Self.login(first)
+                    let other = try await Self.login(second, key: "k-admin-2")
+                    #expect(try await Self.send(second, .get, "/console", cookie: other).status == .ok)
+                    #expect(try await Self.send(second, .get, "/console", cookie: cookie).status == .seeOther, "its key is gone there")
+                    #expect(try await Self.send(first, .get, "/console", cookie: cookie).status == .seeOther, "and the session with it")
+                }
             }
         }
     }

@@ -25,17 +25,20 @@ struct PubSubMultiInstanceTests {
         }
     }
 
-    static func instance(_ url: DatabaseURL, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    static func instance(
+        _ url: DatabaseURL, apps: [AppConfiguration] = TestHerald.apps,
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let logger = Logger(label: "herald.tests")
         try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
-            var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: TestHerald.apps)
+            var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
             configuration.sweeper.intervalSeconds = 0
             configuration.dispatcher.pollIntervalSeconds = 0.05
             let pubsub = PubSubParts(backend: backend)
             let app = HeraldServer.makeApplication(
                 configuration: configuration, store: SQLRegistrationStore(backend: backend),
                 messages: SQLMessageStore(backend: backend, feed: pubsub.signal), registry: SQLDeviceRegistry(backend: backend),
-                templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub, apps: try AppDirectory(apps: TestHerald.apps),
+                templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub, apps: try AppDirectory(apps: apps),
                 logger: logger)
             try await app.test(.live) { client in try await body(client) }
         }

@@ -30,6 +30,41 @@ final class RawConnection {
         bytes.withUnsafeBytes { Glibc.send(socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
+    /// Appends what has arrived to `bytes` without waiting; false once the peer has closed.
+    func readAvailable(into bytes: inout [UInt8]) -> Bool {
+        var descriptor = pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&descriptor, 1, 0) > 0 {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(socketDescriptor, &chunk, chunk.count, 0)
+            if count <= 0 { return false }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return true
+    }
+
+    /// Where `needle` first starts in `haystack`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for index in 0...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
+            return index
+        }
+        return nil
+    }
+
+    /// An answer's head at the start of `raw`, removed from it: its status and headers (names in lower
+    /// case); nil until the whole head has arrived.
+    static func takeHead(_ raw: inout [UInt8]) -> (status: Int, headers: [String: String])? {
+        guard let end = find(Array("\r\n\r\n".utf8), in: raw) else { return nil }
+        let head = String(decoding: raw[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        raw.removeFirst(end + 4)
+        return (Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? -1, headers)
+    }
+
     /// Whether the peer closed the connection (a read of 0 bytes, or an error) within `duration`.
     func waitForClose(within duration: Duration) -> Bool {
         var descriptor = pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)

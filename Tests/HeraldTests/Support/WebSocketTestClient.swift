@@ -36,29 +36,14 @@ final class WebSocketTestClient: @unchecked Sendable {
 
     /// Reads what has arrived (without waiting).
     private func pump() {
-        var descriptor = pollfd(fd: connection.socketDescriptor, events: Int16(POLLIN), revents: 0)
-        while !closed, poll(&descriptor, 1, 0) > 0 {
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = recv(connection.socketDescriptor, &chunk, chunk.count, 0)
-            if count <= 0 {
-                closed = true
-                break
-            }
-            raw.append(contentsOf: chunk[..<count])
-        }
+        if !closed && !connection.readAvailable(into: &raw) { closed = true }
         parse()
     }
 
     private func parse() {
         if status == 0 {
-            guard let end = find(Array("\r\n\r\n".utf8), in: raw) else { return }
-            let head = String(decoding: raw[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-            status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? -1
-            for line in head.dropFirst() {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            }
-            raw.removeFirst(end + 4)
+            guard let head = RawConnection.takeHead(&raw) else { return }
+            (status, headers) = head
         }
         guard status == 101 else { return }
         while raw.count >= 2 {
@@ -113,14 +98,6 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// Sends a close frame with `code`.
     func sendClose(code: Int = 1000) {
         send(opcode: 0x8, payload: [UInt8(code >> 8), UInt8(code & 0xFF)])
-    }
-
-    private func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
-            return index
-        }
-        return nil
     }
 
     /// Waits until the answer's head has arrived.

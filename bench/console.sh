@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Issue 25: the console's Devices and Messages pages with 1,000,000 devices and 100,000 messages must
+# answer within 100 ms at p99. Populates a SQLite database (herald-bench populate --metadata true --messages),
+# starts `herald serve` on it, logs in to the console for a session cookie, then measures each page with
+# wrk (4 connections, 10 s, --latency) next to the JSON API route that reads the same rows (the
+# reference: the page's cost over the store's). Pages: the first page, a page deep in (a cursor half way),
+# filtered and searched pages; the same on PostgreSQL (a throwaway cluster) with HERALD_BENCH_CONSOLE_POSTGRES=1.
+#
+# Run through bench/run.sh console (it builds first), or alone after a release build:
+#   bash bench/console.sh
+# Environment: HERALD_BENCH_CONSOLE_DEVICES (default 1000000), HERALD_BENCH_CONSOLE_MESSAGES (default 100000),
+# HERALD_BENCH_CONSOLE_SECONDS (default 10), and lib.sh's.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+require() { command -v "$1" >/dev/null || { echo "console bench: needs $1" >&2; exit 2; }; }
+require wrk
+DEVICES=${HERALD_BENCH_CONSOLE_DEVICES:-1000000}
+MESSAGES=${HERALD_BENCH_CONSOLE_MESSAGES:-100000}
+SECONDS_EACH=${HERALD_BENCH_CONSOLE_SECONDS:-10}
+trap stop_server EXIT
+
+# measure NAME PATH [COOKIE]: wrk's p50/p99/max and requests/s for one path.
+measure() {
+    local name=$1 path=$2 cookie=${3:-}
+    local args=(-t1 -c4 -d"${SECONDS_EACH}s" --latency)
+    [ -n "$cookie" ] && args+=(-H "Cookie: herald_console=$cookie")
+    local out status
+    status=$(curl -s -o /dev/null -w '%{http_code}' ${cookie:+-H "Cookie: herald_console=$cookie"} "http://$HOST:$PORT$path")
+    [ "$status" = 200 ] || { echo "console bench: $path answered $status" >&2; exit 1; }
+    out=$(wrk "${args[@]}" "http://$HOST:$PORT$path")
+    printf '%-34s %8s req/s  p50 %8s  p99 %8s  max %8s\n' "$name" \
+        "$(echo "$out" | awk '/Requests\/sec/ {print int($2)}')" \
+        "$(echo "$out" | awk '$1=="50%" {print $2}')" "$(echo "$out" | awk '$1=="99%" {print $2}')" \
+        "$(echo "$out" | awk '$1=="Latency" && NF>3 {print $4}')"
+}
+
+run_on() {
+    local db=$1
+    start_server "$db"
+    local cookie
+    cookie=$(curl -s -i -X POST "http://$HOST:$PORT/console/login" -d "app=bench&key=k-admin" \
+        | awk -F'[=;]' 'tolower($1)=="set-cookie: herald_console" {print $2}')
+    [ -n "$cookie" ] || { echo "console bench: login failed" >&2; exit 1; }
+    # A messages cursor half way down the history, through the API's own pages.
+    local cursor="" half=$((MESSAGES / 2 / 1000))
+    for _ in $(seq 1 "$half"); do
+        cursor=$(curl -s "http://$HOST:$PORT/bench/k-admin/messaging/messages?limit=1000${cursor:+&cursor=$cursor}" \
+            | python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin)["nextCursor"] or "", safe=""))')
+    done
+    local middle=$((DEVICES / 2))
+    measure "Devices page 1" "/console/devices" "$cookie"
+    measure "  API GET /devices?limit=50" "/bench/k-admin/devices?limit=50"
+    measure "Devices page at $middle" "/console/devices?cursor=$middle" "$cookie"
+    measure "  API the same" "/bench/k-admin/devices?limit=50&cursor=$middle"
+    measure "Devices os=ANDROID" "/console/devices?os=ANDROID" "$cookie"
+    measure "Devices appVersion=3.1" "/console/devices?appVersion=3.1" "$cookie"
+    measure "Devices search q=phone 77" "/console/devices?q=phone+77" "$cookie"
+    measure "Devices one device" "/console/devices/dev-000500000" "$cookie"
+    measure "Messages page 1" "/console/messages" "$cookie"
+    measure "  API GET /messaging/messages" "/bench/k-admin/messaging/messages?limit=50"
+    measure "Messages half way" "/console/messages?cursor=$cursor" "$cookie"
+    measure "  API the same" "/bench/k-admin/messaging/messages?limit=50&cursor=$cursor"
+    measure "Messages status=failed" "/console/messages?status=failed" "$cookie"
+    measure "Messages channel=channel-2" "/console/messages?channel=channel-2" "$cookie"
+    stop_server
+}
+
+echo "== console pages: $DEVICES devices (with metadata, 30% ANDROID), $MESSAGES messages, wrk -c4 ${SECONDS_EACH}s, $(nproc) cores"
+remove_db "$WORK/console.sqlite"
+"$HERALD_BENCH" populate --database "sqlite://$WORK/console.sqlite" --devices "$DEVICES" --channels 4 --expired 0 --expiring 0 \
+    --app bench --metadata true --android-percent 30 --messages "$MESSAGES" | head -2
+echo "-- SQLite --"
+run_on "$WORK/console.sqlite"
+remove_db "$WORK/console.sqlite"
+if [ "${HERALD_BENCH_CONSOLE_POSTGRES:-0}" = 1 ]; then
+    if [ -z "${HERALD_TEST_POSTGRES_URL:-}" ]; then
+        echo "console bench: HERALD_BENCH_CONSOLE_POSTGRES=1 needs scripts/with-postgres.sh around it" >&2; exit 2
+    fi
+    url="${HERALD_TEST_POSTGRES_URL%/*}/herald_bench_console?sslmode=disable"
+    psql "$HERALD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS herald_bench_console WITH (FORCE)" -c "CREATE DATABASE herald_bench_console"
+    "$HERALD_BENCH" populate --database "$url" --devices "$DEVICES" --channels 4 --expired 0 --expiring 0 \
+        --app bench --metadata true --android-percent 30 --messages "$MESSAGES" | head -2
+    psql "$url" -qc "VACUUM ANALYZE" >/dev/null
+    echo "-- PostgreSQL --"
+    run_on "$url"
+fi
