@@ -276,6 +276,23 @@ def run(browser, demo, two_apps):
     status, body = demo.api("GET", f"/demo/{server_key}/messaging/{body['messageId']}")
     check(body.get("status") == "cancelled", f"cancelled through the console: {body}")
 
+    # A test push to one device from its page reaches that device only.
+    nav(page, "Devices")
+    page.get_by_role("link", name="bob-pixel").click()
+    page.get_by_label("Title").fill("Just you")
+    page.get_by_label("Message").fill("A test push for Bob")
+    page.get_by_role("button", name="Send to this device").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Message to default")
+    expect(page.locator('[data-field="state"]')).to_have_text("published", timeout=20000)
+    expect(page.locator('[data-field="sent"]')).to_have_text("1")
+    expect(page.locator('[data-field="android-sent"]')).to_have_text("1")
+    fcm = json.load(urllib.request.urlopen(demo.mocks["FCM"], timeout=10))
+    bob = [item for item in fcm if item["message"].get("notification", {}).get("body") == "A test push for Bob"]
+    check(len(bob) == 1 and bob[0]["message"]["token"].startswith("fcm-token-of-bob"), f"the test push reached bob-pixel only ({len(bob)} received)")
+    check(bob[0]["message"]["notification"].get("title") == "Just you", "with its title")
+    apns = json.load(urllib.request.urlopen(demo.mocks["APNs"], timeout=10))
+    check(not any("A test push for Bob" in item["payload"] for item in apns), "no Apple device got it")
+
     # Operations: a sweep runs and says what it did.
     nav(page, "Operations")
     page.get_by_role("button", name="Sweep now").click()

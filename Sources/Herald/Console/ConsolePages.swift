@@ -144,6 +144,15 @@ extension ConsoleRoutes {
             \(record.isActive ? HTML("<label>Reason <input name=\"reason\" maxlength=\"200\"></label> <button type=\"submit\" class=\"danger\">Deactivate</button>") : "<button type=\"submit\">Activate</button>")
             </form>
             """
+        let testPush: HTML = """
+            <h2>Test push</h2>
+            <form method="post" action="/console/devices/\(Self.pathSegment(deviceId))/push" class="inline">
+            \(ConsolePage.csrf(console))
+            <label>Title <input name="title" maxlength="200"></label>
+            <label>Message <input name="message" required maxlength="1000" value="Test from the Herald console"></label>
+            <button type="submit">Send to this device</button>
+            </form>
+            """
         let launchRows = launches.map {
             "<tr><td>\(ConsolePage.time($0.launchedAt))</td><td>\($0.appVersion ?? "")</td><td>\($0.appBuild ?? "")</td></tr>" as HTML
         }
@@ -153,6 +162,7 @@ extension ConsoleRoutes {
         let body: HTML = """
             <dl class="facts">\(list)</dl>
             \(switchForm)
+            \(testPush)
             <h2>Channels</h2>
             \(channels.isEmpty ? HTML("<p class=\"empty\">In no channel.</p>") : "<ul>\(channels)</ul>")
             <h2>Launches</h2>
@@ -170,6 +180,26 @@ extension ConsoleRoutes {
         guard try await registry.setActive(app: console.session.app, deviceId: deviceId, active: active, reason: reason, now: clock.now)
         else { throw HeraldFault.unknownDevice }
         return ConsolePage.redirect(to: "/console/devices/\(Self.pathSegment(deviceId))")
+    }
+
+    /// Sends a push to this one device (a singlecast publish on the `default` channel, as any other
+    /// publish), then shows the message's page.
+    func testPush(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
+        let deviceId = try AppScope.parameter("deviceId", context)
+        let text = (console.form["message"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { throw HeraldFault.invalidParameter("message", "write the message to send") }
+        var headers: [String: JSONValue] = [:]
+        if let title = console.form["title"], !title.isEmpty {
+            headers["ios-alert-title"] = .string(title)
+            headers["android-content-title"] = .string(title)
+        }
+        let body: JSONValue = .object([
+            "message": .string(text), "pushSinglecast": .array([.string(deviceId)]), "headers": .object(headers),
+            "publisherId": .string("herald-console"),
+        ])
+        let id = try await MessageRoutes.publish(
+            body, app: console.session.app, channel: .default, messages: messages, clock: clock, dispatcher: dispatcher)
+        return ConsolePage.redirect(to: "/console/messages/\(Self.pathSegment(id))")
     }
 
     // MARK: Operations

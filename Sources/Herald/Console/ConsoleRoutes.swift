@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDispatch
 import HeraldStore
 import Hummingbird
 import Logging
@@ -14,6 +15,7 @@ struct ConsoleRoutes {
     let sessions: any ConsoleSessionStore
     let store: any RegistrationStore
     let messages: any MessageStore
+    let dispatcher: Dispatcher?
     let registry: any DeviceRegistryStore
     let apps: AppDirectory
     let clock: any WallClock
@@ -24,13 +26,15 @@ struct ConsoleRoutes {
     let logger: Logger
 
     init(
-        sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, registry: any DeviceRegistryStore,
+        sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, dispatcher: Dispatcher?,
+        registry: any DeviceRegistryStore,
         apps: AppDirectory,
         clock: any WallClock, configuration: ConsoleConfiguration, sweeper: Sweeper, readiness: Readiness, logger: Logger
     ) {
         self.sessions = sessions
         self.store = store
         self.messages = messages
+        self.dispatcher = dispatcher
         self.registry = registry
         self.apps = apps
         self.clock = clock
@@ -53,6 +57,7 @@ struct ConsoleRoutes {
         pages.post("channels/{name}/delete") { _, context in await page(context) { try await deleteChannel($0, context) } }
         pages.get("devices") { request, context in await page(context) { try await devices(request, $0) } }
         pages.get("devices/{deviceId}") { _, context in await page(context) { try await device($0, context) } }
+        pages.post("devices/{deviceId}/push") { _, context in await page(context) { try await testPush($0, context) } }
         pages.post("devices/{deviceId}/switch") { _, context in await page(context) { try await switchDevice($0, context) } }
         pages.get("messages") { request, context in await page(context) { try await messagesPage(request, $0) } }
         pages.get("messages/{messageId}") { _, context in await page(context) { try await messagePage($0, context) } }

@@ -72,14 +72,21 @@ struct MessageRoutes {
         let appId = try context.appId()
         let channel = try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
         let body = try await JSONBody.read(request)
+        return Self.accepted(
+            try await Self.publish(body, app: appId, channel: channel, messages: messages, clock: clock, dispatcher: dispatcher))
+    }
+
+    /// Checks a publish's body and stores the message durably, then wakes the dispatcher when it is due
+    /// now; returns its id. (The publish route, and the console's test push to one device.)
+    static func publish(
+        _ body: JSONValue, app: String, channel: ChannelName, messages: any MessageStore, clock: any WallClock, dispatcher: Dispatcher?
+    ) async throws -> String {
         let now = clock.now
         let publish = try PublishRequest(json: body, now: now)
-        let message = StoredMessage(
-            id: Self.newMessageID(), app: appId, channel: channel,
-            request: publish, now: now)
+        let message = StoredMessage(id: newMessageID(), app: app, channel: channel, request: publish, now: now)
         try await messages.insert(message, now: now)
         if publish.schedule.publishAt == nil { dispatcher?.wake() }
-        return Self.accepted(message.id)
+        return message.id
     }
 
     /// The answer to a publish (and a push with a template): stored, to be sent, as Backendless says it.

@@ -157,8 +157,8 @@ public enum HeraldServer {
                 console: configuration.console.enabled
                     ? pubsub.backend.map { backend in
                         ConsoleRoutes(
-                            sessions: SQLConsoleSessionStore(backend: backend), store: store, messages: messages, registry: registry,
-                            apps: apps,
+                            sessions: SQLConsoleSessionStore(backend: backend), store: store, messages: messages, dispatcher: dispatcher,
+                            registry: registry, apps: apps,
                             clock: clock, configuration: configuration.console, sweeper: sweeper, readiness: readiness, logger: logger)
                     } : nil),
             server: HTTPServerBuilder { responder in
