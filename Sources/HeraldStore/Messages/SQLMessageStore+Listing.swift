@@ -59,9 +59,10 @@ extension SQLMessageStore {
             }
             if let channel = filter.channel { conditions.append("m.channel = \(bind: channel.rawValue)") }
             if let cursor {
-                conditions.append(
-                    "(m.created_at < \(bind: cursor.createdAt) OR (m.created_at = \(bind: cursor.createdAt) AND m.id < \(bind: cursor.id)))"
-                )
+                // A row value, which both databases take as one range on the index (an OR of the two is not:
+                // SQLite then walks the app's whole index from the newest, 6.4 ms against 0.45 ms half way
+                // down 100,000 messages).
+                conditions.append("(m.created_at, m.id) < (\(bind: cursor.createdAt), \(bind: cursor.id))")
             }
             func sum(_ column: String) -> String { "CAST(COALESCE(SUM(\(column)), 0) AS BIGINT)" }
             let live = Self.countColumns.map { column in
