@@ -300,6 +300,13 @@ def run(browser, demo, two_apps):
     check(True, "a sweep runs from the console")
     shot(page, "operations")
 
+    # The Overview counts the day's messages by outcome: the two published and the one cancelled above.
+    nav(page, "Overview")
+    expect(page.locator('[data-status="published"]')).to_have_text("2")
+    expect(page.locator('[data-status="cancelled"]')).to_have_text("1")
+    check(True, "the overview counts the last day's messages by outcome")
+    shot(page, "overview")
+
     # A cross-site POST with the session's cookie is refused.
     forged = context.request.post(
         base + "/console/operations/sweep", form={"csrf": "x"},

@@ -20,6 +20,12 @@ extension ConsoleRoutes {
         let registrations = shown.reduce(0) { $0 + $1.registrations }
         let problem = await readiness.problem()
         let more = channels.count > 1000 ? "+" : ""
+        let day = try await messages.statusCounts(app: app, since: Timestamp(milliseconds: now.milliseconds - 86_400_000))
+        let outcomes = Self.statuses.map { name -> HTML in
+            let count = MessageStatus(rawValue: name).flatMap { day[$0] } ?? 0
+            return
+                "<li><a href=\"/console/messages?status=\(name)\">\(name)</a> <span class=\"count\" data-status=\"\(name)\">\(count.grouped)</span></li>"
+        }
         let body: HTML = """
             <section class="cards" aria-label="Summary">
               <div class="card"><span class="label">Channels</span><span class="value">\(Int64(shown.count).grouped)\(more)</span></div>
@@ -27,6 +33,8 @@ extension ConsoleRoutes {
               <div class="card"><span class="label">Readiness</span><span class="value">\(problem == nil ? "ready" : "not ready")</span>
                 \(problem.map { HTML("<span class=\"muted\">\($0)</span>") } ?? "")</div>
             </section>
+            <h2>Messages in the last 24 hours</h2>
+            <ul class="outcomes">\(outcomes)</ul>
             <p>Find a device on <a href="/console/devices">Devices</a>, a channel's devices on
             <a href="/console/channels">Channels</a>; run a sweep on <a href="/console/operations">Operations</a>.</p>
             """

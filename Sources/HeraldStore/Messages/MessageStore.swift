@@ -20,6 +20,9 @@ public protocol MessageStore: Sendable {
     /// A page of the app's messages that match `filter`, newest first, after `cursor` (nil: the newest).
     func messages(app: String, filter: MessageFilter, after cursor: MessageCursor?, limit: Int) async throws -> MessageListing
 
+    /// How many of the app's messages accepted since `since` are in each state.
+    func statusCounts(app: String, since: Timestamp) async throws -> [MessageStatus: Int64]
+
     /// Deletes finished messages (published, failed, cancelled) that finished before `cutoff`, of every
     /// app or (`app` set) of one, `batchSize` per transaction. Returns how many it deleted.
     func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int

@@ -110,4 +110,22 @@ extension SQLMessageStore {
             return MessageListing(messages: messages, nextCursor: next)
         }
     }
+
+    /// How many of the app's messages accepted since `since` are in each state (the console's Overview).
+    /// One range of `messages_by_app`.
+    public func statusCounts(app: String, since: Timestamp) async throws -> [MessageStatus: Int64] {
+        try await backend.read { db in
+            var counts: [MessageStatus: Int64] = [:]
+            for row in try await db.raw(
+                """
+                SELECT status, COUNT(*) AS n FROM messages
+                WHERE app_id = \(bind: app) AND created_at >= \(bind: since.milliseconds) GROUP BY status
+                """
+            ).all() {
+                guard let status = MessageStatus(rawValue: try row.decode(column: "status", as: String.self)) else { continue }
+                counts[status] = try row.decode(column: "n", as: Int64.self)
+            }
+            return counts
+        }
+    }
 }

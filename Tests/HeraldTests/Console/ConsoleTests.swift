@@ -185,6 +185,24 @@ import Testing
         }
     }
 
+    @Test func theOverviewCountsTheLastDaysMessagesByOutcome() async throws {
+        try await TestHerald.with(file: false) { h in
+            let later = TestHerald.t0.milliseconds + 3_600_000
+            let first = try await PubSubAPITests.publish(h, "news", #"{"message": "a", "publishAt": \#(later)}"#)
+            _ = try await PubSubAPITests.publish(h, "news", #"{"message": "b", "publishAt": \#(later)}"#)
+            #expect(try await h.client.call(.delete, "/shop/k-server/messaging/\(first)").status == .ok)
+            let cookie = try await Self.login(h.client)
+            let page = try await Self.send(h.client, .get, "/console", cookie: cookie)
+            #expect(
+                page.body.contains(#"data-status="scheduled">1<"#) && page.body.contains(#"data-status="cancelled">1<"#), "\(page.body)")
+            #expect(page.body.contains(#"data-status="published">0<"#))
+            // A day later they are out of the window.
+            h.clock.advance(milliseconds: 86_400_001)
+            let login = try await Self.login(h.client)
+            #expect(try await Self.send(h.client, .get, "/console", cookie: login).body.contains(#"data-status="cancelled">0<"#))
+        }
+    }
+
     @Test func failedLoginsFromOneAddressAreThrottled() async throws {
         var console = ConsoleConfiguration()
         console.loginAttempts = 3
