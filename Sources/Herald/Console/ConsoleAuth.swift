@@ -65,16 +65,12 @@ enum ConsoleCookie {
     /// (`Sec-Fetch-Site`, `Origin`); one from another site is refused whatever else it carries.
     static func sameOrigin(_ request: Request) -> Bool {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" { return false }
-        if let origin = request.headers[.origin], origin != "null" {
-            guard let host = request.head.authority,
-                let originHost = URL(string: origin)?.host(percentEncoded: false)
-            else { return false }
-            let port = URL(string: origin)?.port.map { ":\($0)" } ?? ""
-            return originHost + port == host
-        } else if request.headers[.origin] == "null" {
+        guard let origin = request.headers[.origin] else { return true }
+        // "null" (an opaque origin) and anything that is not this host and port are another site.
+        guard let url = URL(string: origin), let host = url.host(percentEncoded: false), let authority = request.head.authority else {
             return false
         }
-        return true
+        return host + (url.port.map { ":\($0)" } ?? "") == authority
     }
 
     /// Compares without stopping at the first difference.

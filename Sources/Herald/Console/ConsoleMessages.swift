@@ -17,11 +17,7 @@ extension ConsoleRoutes {
     func messagesPage(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         let query = try QueryParameters(request)
         let filter = try MessageRoutes.filter(query)
-        var cursor: MessageCursor?
-        if let text = query["cursor"], !text.isEmpty {
-            guard let value = MessageCursor(text) else { throw HeraldFault.invalidParameter("cursor", "not a cursor this list gave") }
-            cursor = value
-        }
+        let cursor = try MessageRoutes.cursor(query)
         let page = try await messages.messages(app: console.session.app, filter: filter, after: cursor, limit: Self.pageSize)
         let rows = page.messages.map { message -> HTML in
             let counts = message.deliveries

@@ -80,11 +80,7 @@ extension ConsoleRoutes {
     func devices(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         let query = try QueryParameters(request)
         let filter = try DeviceFilter { name in query[name].flatMap { $0.isEmpty ? nil : $0 } }
-        var cursor: Int64?
-        if let text = query["cursor"], !text.isEmpty {
-            guard let value = Int64(text), value > 0 else { throw HeraldFault.invalidParameter("cursor", "not a cursor this list gave") }
-            cursor = value
-        }
+        let cursor = try Page.cursor(query)
         let found = try await registry.devices(
             app: console.session.app, filter: filter, after: cursor, limit: Self.pageSize, scanLimit: DeviceRoutes.listingScanLimit,
             now: clock.now)

@@ -9,14 +9,18 @@ struct Page {
     init(_ request: Request) throws(HeraldFault) {
         let query = try QueryParameters(request)
         limit = try Self.limit(query)
-        if let text = query["cursor"], !text.isEmpty {
-            guard let value = Int64(text), value > 0 else { throw .invalidParameter("cursor", "not a cursor this list gave") }
-            cursor = value
-        }
+        cursor = try Self.cursor(query)
     }
 }
 
 extension Page {
+    /// `?cursor=`: a key a previous page gave (nil when absent or empty).
+    static func cursor(_ query: QueryParameters) throws(HeraldFault) -> Int64? {
+        guard let text = query["cursor"], !text.isEmpty else { return nil }
+        guard let value = Int64(text), value > 0 else { throw .invalidParameter("cursor", "not a cursor this list gave") }
+        return value
+    }
+
     /// `?limit=`: 1–1000, 100 when absent.
     static func limit(_ query: QueryParameters) throws(HeraldFault) -> Int {
         guard let text = query["limit"] else { return 100 }

@@ -125,11 +125,7 @@ struct MessageRoutes {
         let query = try QueryParameters(request)
         let filter = try Self.filter(query)
         let limit = try Page.limit(query)
-        var cursor: MessageCursor?
-        if let text = query["cursor"], !text.isEmpty {
-            guard let value = MessageCursor(text) else { throw HeraldFault.invalidParameter("cursor", "not a cursor this list gave") }
-            cursor = value
-        }
+        let cursor = try Self.cursor(query)
         let page = try await messages.messages(app: appId, filter: filter, after: cursor, limit: limit)
         let items = page.messages.map { message -> JSONValue in
             var fields = statusFields(message, app: appId)
@@ -140,6 +136,13 @@ struct MessageRoutes {
         }
         return JSONBody.response(
             .object(["messages": .array(items), "nextCursor": page.nextCursor.map { .string($0.description) } ?? .null]))
+    }
+
+    /// `?cursor=` of the message listing: a `nextCursor` it gave (nil when absent or empty).
+    static func cursor(_ query: QueryParameters) throws(HeraldFault) -> MessageCursor? {
+        guard let text = query["cursor"], !text.isEmpty else { return nil }
+        guard let cursor = MessageCursor(text) else { throw .invalidParameter("cursor", "not a cursor this list gave") }
+        return cursor
     }
 
     /// `?status=` (scheduled, which includes running, running, published, failed, cancelled) and `?channel=`.
