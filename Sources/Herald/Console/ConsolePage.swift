@@ -11,7 +11,8 @@ enum ConsolePage {
     /// The navigation, in order: (label, path).
     static let navigation: [(label: String, path: String)] = [
         ("Overview", "/console"), ("Channels", "/console/channels"), ("Devices", "/console/devices"),
-        ("Messages", "/console/messages"), ("Operations", "/console/operations"),
+        ("Messages", "/console/messages"), ("Send", "/console/send"), ("Templates", "/console/templates"),
+        ("Operations", "/console/operations"),
     ]
 
     /// A whole page for a signed-in session.

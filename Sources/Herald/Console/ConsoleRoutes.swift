@@ -63,6 +63,8 @@ struct ConsoleRoutes {
         pages.get("messages/{messageId}") { _, context in await page(context) { try await messagePage($0, context) } }
         pages.get("messages/{messageId}/progress") { _, context in await page(context) { try await messageProgress($0, context) } }
         pages.post("messages/{messageId}/cancel") { _, context in await page(context) { try await cancelMessage($0, context) } }
+        pages.get("send") { request, context in await page(context) { try await sendPage(request, $0) } }
+        pages.post("send") { _, context in await page(context) { try await send($0) } }
         pages.get("operations") { request, context in await page(context) { try await operations(request, $0) } }
         pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
     }

@@ -31,6 +31,9 @@ struct QueryParameters {
 
     subscript(name: String) -> String? { values[name] }
 
+    /// Every parameter by name (the first value of a repeated one).
+    var all: [String: String] { values }
+
     static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }

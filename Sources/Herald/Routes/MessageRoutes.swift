@@ -78,12 +78,22 @@ struct MessageRoutes {
 
     /// Checks a publish's body and stores the message durably, then wakes the dispatcher when it is due
     /// now; returns its id. (The publish route, and the console's test push to one device.)
+    /// `channels`, when it names more than one, is the console's audience of several channels: the devices
+    /// of any of them, each once (as a template's audience), pushed only, since subscribers follow one channel.
     static func publish(
-        _ body: JSONValue, app: String, channel: ChannelName, messages: any MessageStore, clock: any WallClock, dispatcher: Dispatcher?
+        _ body: JSONValue, app: String, channel: ChannelName, channels: [ChannelName]? = nil, messages: any MessageStore,
+        clock: any WallClock, dispatcher: Dispatcher?
     ) async throws -> String {
         let now = clock.now
         let publish = try PublishRequest(json: body, now: now)
-        let message = StoredMessage(id: newMessageID(), app: app, channel: channel, request: publish, now: now)
+        var message = StoredMessage(id: newMessageID(), app: app, channel: channel, request: publish, now: now)
+        if let channels, channels.count > 1, publish.singlecast == nil {
+            guard publish.policy == .push else {
+                throw HeraldFault.invalidParameter(
+                    "publishPolicy", "a message to several channels is pushed only (PUSH): subscribers follow one channel")
+            }
+            message.audience = channels
+        }
         try await messages.insert(message, now: now)
         if publish.schedule.publishAt == nil { dispatcher?.wake() }
         return message.id

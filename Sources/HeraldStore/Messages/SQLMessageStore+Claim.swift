@@ -150,30 +150,14 @@ extension SQLMessageStore {
     static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, wholeApp: Bool, slicing: Slicing) async throws -> [(
         after: Int64, upTo: Int64?
     )] {
-        // The keys to split: device keys through an index that has them in order, so the edges are two
-        // seeks, not a scan ((channel_id, device_id) for a channel, devices_by_app for the app).
-        let keys: SQLQueryString
-        let key: String
-        if wholeApp {
-            keys = "FROM devices WHERE app_id = \(bind: app)"
-            key = "id"
-        } else {
-            guard
-                let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
-                    .map({ try $0.decode(column: "id", as: Int64.self) })
-            else { return [(0, nil)] }
-            keys = "FROM registrations WHERE channel_id = \(bind: channelId)"
-            key = "device_id"
-        }
-        func edge(_ order: SQLQueryString) async throws -> Int64? {
-            try await db.raw("SELECT \(ident: key) AS edge \(keys) ORDER BY \(ident: key) \(order) LIMIT 1").first()
-                .map { try $0.decode(column: "edge", as: Int64.self) }
-        }
-        guard let low = try await edge("ASC"), let high = try await edge("DESC") else { return [(0, nil)] }
+        guard let keys = try await RecipientKeys.of(db, app: app, channel: channel, wholeApp: wholeApp),
+            let edges = try await keys.edges(db)
+        else { return [(0, nil)] }
+        let (low, high) = (edges.lowerBound, edges.upperBound)
         let members =
             try await db.raw(
                 """
-                SELECT COUNT(*) AS members FROM (SELECT 1 AS one \(keys) LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
+                SELECT COUNT(*) AS members FROM (SELECT 1 AS one \(keys.source) LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
                 """
             ).first().map { try $0.decode(column: "members", as: Int.self) } ?? 0
         let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))

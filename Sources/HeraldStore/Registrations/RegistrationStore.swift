@@ -38,6 +38,10 @@ public protocol RegistrationStore: Sendable {
     func recipients(app: String, filter: RecipientFilter, after cursor: Int64, limit: Int, now: Timestamp) async throws
         -> KeysetPage<Recipient>
 
+    /// The lowest and highest key `recipients` would walk for `filter` (the span a fan-out slices and a
+    /// recipient estimate scales by), or nil when there are none.
+    func recipientKeyRange(app: String, filter: RecipientFilter) async throws -> ClosedRange<Int64>?
+
     /// Keys of up to `limit` registrations that expired at or before `now`, in no particular order, of
     /// every app or (`app` set) of one app's channels. Sorting them before deleting keeps each delete
     /// batch on neighbouring pages.

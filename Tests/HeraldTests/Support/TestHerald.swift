@@ -28,6 +28,8 @@ enum TestHerald {
         let store: SQLRegistrationStore
         let clock: ManualClock
         let readiness: Readiness
+        /// The server's message store (to look at what a route stored).
+        let messages: SQLMessageStore
     }
 
     /// Runs `body` against a server on a fresh SQLite file (or memory), or a fresh PostgreSQL database,
@@ -70,13 +72,14 @@ enum TestHerald {
             configuration.console = console
             let readiness = Readiness(backend: backend)
             let pubsub = PubSubParts(backend: backend)
+            let messages = SQLMessageStore(backend: backend, feed: pubsub.signal)
             let app = HeraldServer.makeApplication(
-                configuration: configuration, store: store, messages: SQLMessageStore(backend: backend, feed: pubsub.signal),
+                configuration: configuration, store: store, messages: messages,
                 registry: SQLDeviceRegistry(backend: backend), templates: SQLPushTemplateStore(backend: backend), pubsub: pubsub,
                 apps: try AppDirectory(apps: apps), clock: clock,
                 readiness: readiness, logger: logger)
             try await app.test(setup) { client in
-                try await body(Harness(client: client, store: store, clock: clock, readiness: readiness))
+                try await body(Harness(client: client, store: store, clock: clock, readiness: readiness, messages: messages))
             }
         }
     }

@@ -39,3 +39,29 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   };
 });
+
+// Send and Templates: the preview follows the fields as they are typed (data-preview-source names the
+// preview's data-preview elements), and a time field (data-epoch) is sent as epoch milliseconds of the
+// browser's own time zone beside its value (without scripts the server reads the value as UTC).
+document.addEventListener("DOMContentLoaded", () => {
+  for (const source of document.querySelectorAll("[data-preview-source]")) {
+    const update = () => {
+      for (const target of document.querySelectorAll(`[data-preview="${source.getAttribute("data-preview-source")}"]`)) {
+        target.textContent = source.value;
+      }
+    };
+    source.addEventListener("input", update);
+  }
+  for (const input of document.querySelectorAll("input[data-epoch]")) {
+    const hint = document.getElementById(`${input.name}-hint`);
+    if (hint) hint.textContent = `In your browser's time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}).`;
+  }
+});
+document.addEventListener("submit", (event) => {
+  for (const input of event.target.querySelectorAll ? event.target.querySelectorAll("input[data-epoch]") : []) {
+    const target = event.target.querySelector(`input[name="${input.getAttribute("data-epoch")}"]`);
+    if (!target) continue;
+    const milliseconds = input.value ? new Date(input.value).getTime() : NaN;
+    target.value = isNaN(milliseconds) ? "" : String(milliseconds);
+  }
+});

@@ -1,0 +1,350 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// The console's Send page: a composer for what a publish accepts, the number of recipients before
+/// sending, a preview on iOS and Android, and on sending the message's page. The form becomes a publish
+/// body (`Composition.body`) that goes through the publish route's own checks (`MessageRoutes.publish`),
+/// so the console can send nothing the API would refuse, and its errors are the API's.
+extension ConsoleRoutes {
+    func sendPage(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
+        // A link may name the audience (`?channel=` from a channel, `?device=` from a device).
+        let query = try QueryParameters(request)
+        var values: [String: String] = [:]
+        if let channel = query["channel"] { values["channels"] = channel }
+        if let device = query["device"] {
+            values["audience"] = "devices"
+            values["devices"] = device
+        }
+        return ConsolePage.page(
+            title: "Send", current: "/console/send", console: console, composer(console, Composition(values: values)))
+    }
+
+    /// Counts the recipients (`intent=count`) or sends (`intent=send`), then shows the form again with the
+    /// count or the API's error, or the message's page.
+    func send(_ console: ConsoleRequest) async throws -> Response {
+        let composition = Composition(form: console.form)
+        let now = clock.now
+        do {
+            let (body, channels) = try composition.body(now: now)
+            if console.form["intent"] == "count" {
+                let publish = try PublishRequest(json: body, now: now)
+                let count = try await store.recipientCount(
+                    app: console.session.app,
+                    filter: RecipientFilter(
+                        channel: channels[0], devices: publish.singlecast?.map(\.rawValue),
+                        systems: DeviceOS.allCases.filter(publish.broadcast.includes), segment: publish.segment,
+                        audience: channels.count > 1 && publish.singlecast == nil ? channels : nil),
+                    now: now)
+                return ConsolePage.page(
+                    title: "Send", current: "/console/send", console: console,
+                    composer(console, composition, count: count))
+            }
+            let id = try await MessageRoutes.publish(
+                body, app: console.session.app, channel: channels[0], channels: channels, messages: messages, clock: clock,
+                dispatcher: dispatcher)
+            return ConsolePage.redirect(to: "/console/messages/\(Self.pathSegment(id))")
+        } catch let fault as HeraldFault {
+            return ConsolePage.page(
+                title: "Send", current: "/console/send", console: console,
+                status: FaultMiddleware<HeraldRequestContext>.status(of: fault.kind),
+                composer(console, composition, error: fault.message))
+        }
+    }
+
+    /// The composer with `composition`'s values, and the recipients counted or the error of the last try.
+    func composer(_ console: ConsoleRequest, _ composition: Composition, count: RecipientCount? = nil, error: String? = nil) -> HTML {
+        let value = composition.value
+        func field(_ name: String, _ label: String, type: String = "text", hint: String = "", attributes: HTML = "") -> HTML {
+            let described: HTML = hint.isEmpty ? "" : " aria-describedby=\"\(name)-hint\""
+            let hintText: HTML = hint.isEmpty ? "" : "<small id=\"\(name)-hint\">\(hint)</small>"
+            return """
+                <div class="field"><label for="f-\(name)">\(label)</label>
+                <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value(name))"\(described) \(attributes)>\(hintText)</div>
+                """
+        }
+        func check(_ name: String, _ label: String) -> HTML {
+            "<label class=\"check\"><input type=\"checkbox\" name=\"\(name)\" value=\"on\"\(composition.checked(name) ? HTML(" checked") : "")> \(label)</label>"
+        }
+        func radio(_ name: String, _ option: String, _ label: String, default isDefault: Bool = false) -> HTML {
+            let chosen = value(name).isEmpty ? isDefault : value(name) == option
+            return
+                "<label class=\"check\"><input type=\"radio\" name=\"\(name)\" value=\"\(option)\"\(chosen ? HTML(" checked") : "")> \(label)</label>"
+        }
+        func select(_ name: String, _ label: String, _ options: [(String, String)]) -> HTML {
+            let items = HTML.join(options.map { ConsolePage.option($0.0, $0.1, current: value(name)) })
+            return
+                "<div class=\"field\"><label for=\"f-\(name)\">\(label)</label><select id=\"f-\(name)\" name=\"\(name)\">\(items)</select></div>"
+        }
+        let alert: HTML = error.map { "<p class=\"error\" role=\"alert\" id=\"send-error\">\($0)</p>" } ?? ""
+        let counted: HTML =
+            count.map { count in
+                let systems = DeviceOS.allCases.compactMap { os -> String? in
+                    count.bySystem[os].map { "\(Self.platformName(os)) \($0.grouped)" }
+                }
+                let detail = systems.isEmpty ? "" : " (\(systems.joined(separator: ", ")))"
+                return count.exact
+                    ? "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: <strong>\(count.total.grouped)</strong> devices\(detail), counted exactly.</p>"
+                    : "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: about <strong>\(count.total.grouped)</strong> devices\(detail). This is an <strong>estimate</strong>: counting every one takes over a second, so the part counted was scaled up.</p>"
+            } ?? ""
+        return """
+            \(alert)
+            <form method="post" action="/console/send" class="composer" data-composer>
+            \(ConsolePage.csrf(console))
+            <div class="compose-grid">
+            <div>
+            <fieldset><legend>Content</legend>
+              <div class="field"><label for="f-message">Message</label>
+              <textarea id="f-message" name="message" rows="3" required maxlength="4000" data-preview-source="message">\(value("message"))</textarea></div>
+              \(field("title", "Title", attributes: "maxlength=\"200\" data-preview-source=\"title\""))
+              \(field("subtitle", "Subtitle (iOS)", attributes: "maxlength=\"200\" data-preview-source=\"subtitle\""))
+              \(field("badge", "Badge (iOS)", type: "number", attributes: "min=\"0\" max=\"99999\" data-preview-source=\"badge\""))
+              \(field("sound", "Sound", hint: "A sound file name in the app, or default."))
+            </fieldset>
+            <fieldset><legend>Audience</legend>
+              <div class="radios">\(radio("audience", "channels", "Channels", default: true)) \(radio("audience", "devices", "Devices by id (singlecast)"))</div>
+              \(field("channels", "Channels", hint: "One or more channel names, separated by commas. With several, each device gets the message once.", attributes: "spellcheck=\"false\""))
+              <div class="field"><label for="f-devices">Device ids</label>
+              <textarea id="f-devices" name="devices" rows="2" spellcheck="false" aria-describedby="devices-hint">\(value("devices"))</textarea>
+              <small id="devices-hint">For singlecast: device ids separated by spaces, commas or lines (at most 1,000).</small></div>
+              <fieldset class="inline-set"><legend>Platforms</legend>
+                \(check("for-ios", "iOS")) \(check("for-android", "Android")) \(check("for-osx", "macOS"))
+                <small>None ticked: every platform.</small>
+              </fieldset>
+              <fieldset class="inline-set"><legend>Segment (only devices that match every condition given)</legend>
+                \(field("appVersionAtLeast", "App version at least", attributes: "placeholder=\"2.3\""))
+                \(field("appVersionBelow", "App version below", attributes: "placeholder=\"3.0\""))
+                \(field("locales", "Locales", hint: "Language tags, comma separated: de, fr-CA.", attributes: "spellcheck=\"false\""))
+                \(field("deviceModels", "Device models", hint: "Model identifiers separated by spaces: iPhone15,2 iPad13,1.", attributes: "spellcheck=\"false\""))
+                \(field("seenWithinDays", "Seen in the last … days", type: "number", attributes: "min=\"1\" max=\"3660\""))
+              </fieldset>
+            </fieldset>
+            <fieldset><legend>When</legend>
+              <div class="radios">\(radio("when", "now", "Now", default: true)) \(radio("when", "at", "At a time")) \(radio("when", "repeat", "Repeating"))</div>
+              \(field("publishAt", "At (first time)", type: "datetime-local", hint: "In your browser's time zone (UTC when scripts are off).", attributes: "data-epoch=\"publishAtMs\""))
+              <input type="hidden" name="publishAtMs" value="">
+              \(field("repeatMinutes", "Repeat every … minutes", type: "number", attributes: "min=\"1\""))
+              \(field("repeatUntil", "Repeat until", type: "datetime-local", hint: "Leave empty to repeat until cancelled.", attributes: "data-epoch=\"repeatUntilMs\""))
+              <input type="hidden" name="repeatUntilMs" value="">
+            </fieldset>
+            <details\(composition.hasOptions ? HTML(" open") : "")><summary>iOS, Android and delivery options</summary>
+            <fieldset><legend>iOS (APNs)</legend>
+              \(field("ios-category", "Category"))
+              \(field("ios-thread-id", "Thread id"))
+              \(check("ios-content-available", "Background update (content-available)")) \(check("ios-mutable-content", "Mutable content"))
+              \(select("apns-priority", "Priority", [("", "APNs default"), ("10", "10: now"), ("5", "5: power-friendly"), ("1", "1: lowest")]))
+              \(field("apns-collapse-id", "Collapse id", attributes: "maxlength=\"64\""))
+            </fieldset>
+            <fieldset><legend>Android (FCM)</legend>
+              \(field("android-channel-id", "Notification channel id"))
+              \(field("android-icon", "Icon"))
+              \(select("android-priority", "Priority", [("", "FCM default"), ("high", "high"), ("normal", "normal")]))
+              \(field("android-ttl", "Time to live (seconds)", type: "number", attributes: "min=\"0\" max=\"2419200\""))
+              \(field("android-collapse-key", "Collapse key"))
+            </fieldset>
+            <fieldset><legend>Delivery</legend>
+              \(select("publishPolicy", "Publish policy", [("PUSH", "PUSH: devices only"), ("BOTH", "BOTH: devices and the channel's subscribers"), ("PUBSUB", "PUBSUB: subscribers only")]))
+              <div class="field"><label for="f-headers">Custom headers</label>
+              <textarea id="f-headers" name="headers" rows="3" spellcheck="false" aria-describedby="headers-hint">\(value("headers"))</textarea>
+              <small id="headers-hint">One per line as name: value. They go to the devices as the publish's headers do (docs/api.md has the table).</small></div>
+            </fieldset>
+            </details>
+            </div>
+            \(Self.preview(title: value("title"), subtitle: value("subtitle"), message: value("message"), badge: value("badge")))
+            </div>
+            \(counted)
+            <div class="actions">
+              <button type="submit" name="intent" value="count" formnovalidate>Count recipients</button>
+              <button type="submit" name="intent" value="send" class="primary">Send</button>
+            </div>
+            </form>
+            """
+    }
+
+    /// How a notification looks on an iOS lock screen and in Android's shade, side by side; console.js
+    /// updates it as the fields (`data-preview-source`) change.
+    static func preview(title: String, subtitle: String, message: String, badge: String, app: String = "Your app") -> HTML {
+        """
+        <section class="previews" aria-label="Preview">
+          <h2>Preview</h2>
+          <figure class="phone ios">
+            <figcaption>iOS</figcaption>
+            <div class="notification">
+              <div class="note-head"><span class="icon" aria-hidden="true"></span><span class="note-app">\(app)</span><span class="note-time">now</span></div>
+              <strong data-preview="title">\(title)</strong>
+              <span class="note-subtitle" data-preview="subtitle">\(subtitle)</span>
+              <p data-preview="message">\(message)</p>
+              <span class="note-badge" data-preview="badge">\(badge)</span>
+            </div>
+          </figure>
+          <figure class="phone android">
+            <figcaption>Android</figcaption>
+            <div class="notification">
+              <div class="note-head"><span class="icon" aria-hidden="true"></span><span class="note-app">\(app) · now</span></div>
+              <strong data-preview="title">\(title)</strong>
+              <p data-preview="message">\(message)</p>
+            </div>
+          </figure>
+        </section>
+        """
+    }
+
+    static func platformName(_ os: DeviceOS) -> String {
+        switch os {
+        case .ios: "iOS"
+        case .android: "Android"
+        case .osx: "macOS"
+        case .wp: "Windows Phone"
+        }
+    }
+}
+
+/// The Send form's values, and the publish body they make.
+struct Composition {
+    /// The form as posted (a single value per name).
+    var values: [String: String]
+
+    init(values: [String: String]) { self.values = values }
+
+    init(form: QueryParameters) { values = form.all }
+
+    func value(_ name: String) -> String { values[name] ?? "" }
+
+    func checked(_ name: String) -> Bool { values[name] == "on" }
+
+    /// Whether any of the folded options is set (the form then shows them open).
+    var hasOptions: Bool {
+        Self.headerFields.contains { !value($0).isEmpty } || !value("headers").isEmpty
+            || ["ios-content-available", "ios-mutable-content"].contains(where: checked)
+            || !["", "PUSH"].contains(value("publishPolicy"))
+    }
+
+    /// Form fields that are publish headers of the same name.
+    static let headerFields = [
+        "ios-category", "ios-thread-id", "apns-priority", "apns-collapse-id", "android-channel-id", "android-icon", "android-priority",
+        "android-ttl", "android-collapse-key",
+    ]
+
+    /// The publish body, and the channels it goes to (the first is the message's channel). Errors name the
+    /// form's field as the API names its property.
+    func body(now: Timestamp) throws(HeraldFault) -> (JSONValue, [ChannelName]) {
+        var body: [String: JSONValue] = [
+            "message": .string(value("message")), "publisherId": .string("herald-console"),
+            "publishPolicy": .string(value("publishPolicy").isEmpty ? "PUSH" : value("publishPolicy")),
+        ]
+        if value("message").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw .invalidPushMessage("'message' is required: write the notification's text")
+        }
+        var headers: [String: JSONValue] = [:]
+        for line in value("headers").split(whereSeparator: \.isNewline) where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw .invalidParameter("headers", "write each header as name: value, got '\(line.prefix(64))'")
+            }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { throw .invalidParameter("headers", "a header needs a name before ':'") }
+            headers[name] = .string(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        func text(_ name: String) -> String? {
+            let text = value(name).trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+        if let title = text("title") {
+            headers["ios-alert-title"] = .string(title)
+            headers["android-content-title"] = .string(title)
+        }
+        if let subtitle = text("subtitle") { headers["ios-alert-subtitle"] = .string(subtitle) }
+        if let badge = text("badge") {
+            guard let number = Int64(badge), number >= 0 else { throw .invalidParameter("ios-badge", "a whole number, 0 or more") }
+            headers["ios-badge"] = .integer(number)
+        }
+        if let sound = text("sound") {
+            headers["ios-sound"] = .string(sound)
+            headers["android-sound"] = .string(sound)
+        }
+        for name in Self.headerFields {
+            guard let text = text(name) else { continue }
+            headers[name] = Int64(text).map(JSONValue.integer) ?? .string(text)
+        }
+        for name in ["ios-content-available", "ios-mutable-content"] where checked(name) { headers[name] = .bool(true) }
+        if !headers.isEmpty { body["headers"] = .object(headers) }
+
+        var platforms: [String] = []
+        if checked("for-ios") { platforms.append("FOR_IOS") }
+        if checked("for-android") { platforms.append("FOR_ANDROID") }
+        if checked("for-osx") { platforms.append("FOR_OSX") }
+        if !platforms.isEmpty { body["pushBroadcast"] = .string(platforms.joined(separator: "|")) }
+
+        var segment: [String: JSONValue] = [:]
+        if let version = text("appVersionAtLeast") { segment["appVersionAtLeast"] = .string(version) }
+        if let version = text("appVersionBelow") { segment["appVersionBelow"] = .string(version) }
+        if let locales = text("locales") { segment["locales"] = .array(Self.list(locales).map(JSONValue.string)) }
+        if let models = text("deviceModels") {
+            segment["deviceModels"] = .array(models.split(whereSeparator: \.isWhitespace).map { JSONValue.string(String($0)) })
+        }
+        if let days = text("seenWithinDays") {
+            guard let number = Int64(days), (1...3660).contains(number) else {
+                throw .invalidParameter("segment.seenSince", "days from 1 to 3660, got '\(days.prefix(16))'")
+            }
+            segment["seenSince"] = .integer(now.milliseconds - number * 86_400_000)
+        }
+        if !segment.isEmpty { body["segment"] = .object(segment) }
+
+        var channels: [ChannelName] = []
+        if value("audience") == "devices" {
+            let ids = value("devices").split(whereSeparator: { $0.isWhitespace || $0 == "," }).map { JSONValue.string(String($0)) }
+            guard !ids.isEmpty else { throw .invalidParameter("pushSinglecast", "name at least one device id") }
+            body["pushSinglecast"] = .array(ids)
+            channels = [.default]
+        } else {
+            for name in Self.list(value("channels").isEmpty ? "default" : value("channels")) {
+                let channel = try ChannelName(validating: name, property: "channelName")
+                if !channels.contains(channel) { channels.append(channel) }
+            }
+            if channels.isEmpty { channels = [.default] }
+            if channels.count > 100 { throw .tooManyValues(property: "channels", limit: 100) }
+        }
+
+        switch value("when") {
+        case "at", "repeat":
+            guard let first = try time("publishAt") else {
+                throw .invalidPublishDate("give the time of the first push ('publishAt')")
+            }
+            body["publishAt"] = .integer(first.milliseconds)
+            if value("when") == "repeat" {
+                guard let minutes = text("repeatMinutes").flatMap({ Int64($0) }), minutes > 0 else {
+                    throw .invalidParameter("repeatEvery", "give the minutes between pushes (at least 1)")
+                }
+                body["repeatEvery"] = .integer(minutes * 60)
+                if let until = try time("repeatUntil") { body["repeatExpiresAt"] = .integer(until.milliseconds) }
+            }
+        default: break
+        }
+        return (.object(body), channels)
+    }
+
+    /// A time field: the epoch milliseconds console.js put beside it (the browser's zone), or else its
+    /// `yyyy-MM-ddTHH:mm` value read as UTC.
+    func time(_ name: String) throws(HeraldFault) -> Timestamp? {
+        if let milliseconds = Int64(value("\(name)Ms")), milliseconds > 0 { return Timestamp(milliseconds: milliseconds) }
+        let text = value(name).trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { return nil }
+        var parser = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(
+            includingFractionalSeconds: false
+        )
+        .timeSeparator(.colon)
+        parser.timeZone = .gmt
+        let padded = text.count == 16 ? text + ":00" : text
+        guard let date = try? parser.parse(padded) else {
+            throw .invalidParameter(
+                name == "publishAt" ? "publishAt" : "repeatExpiresAt", "expected a date and time, got '\(text.prefix(32))'")
+        }
+        return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// Comma- or space-separated values.
+    static func list(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+    }
+}
