@@ -141,6 +141,23 @@ enum ConsolePage {
         return "<p class=\"pager\"><a href=\"\(path)?\(parameters.joined(separator: "&"))\" rel=\"next\">\(label)</a></p>"
     }
 
+    /// A labelled input (`id` f-`name`), with its hint as its description.
+    static func field(_ name: String, _ label: String, value: String, type: String = "text", hint: String = "", attributes: HTML = "")
+        -> HTML
+    {
+        let described: HTML = hint.isEmpty ? "" : " aria-describedby=\"\(name)-hint\""
+        let hintText: HTML = hint.isEmpty ? "" : "<small id=\"\(name)-hint\">\(hint)</small>"
+        return """
+            <div class="field"><label for="f-\(name)">\(label)</label>
+            <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value)"\(described) \(attributes)>\(hintText)</div>
+            """
+    }
+
+    /// A labelled checkbox that posts `on` when ticked.
+    static func check(_ name: String, _ label: String, checked: Bool) -> HTML {
+        "<label class=\"check\"><input type=\"checkbox\" name=\"\(name)\" value=\"on\"\(checked ? HTML(" checked") : "")> \(label)</label>"
+    }
+
     /// The hidden CSRF field every form carries.
     static func csrf(_ console: ConsoleRequest) -> HTML {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(console.session.csrf)\">"

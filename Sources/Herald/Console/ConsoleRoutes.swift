@@ -17,6 +17,7 @@ struct ConsoleRoutes {
     let messages: any MessageStore
     let dispatcher: Dispatcher?
     let registry: any DeviceRegistryStore
+    let templates: any PushTemplateStore
     let apps: AppDirectory
     let clock: any WallClock
     let configuration: ConsoleConfiguration
@@ -27,7 +28,7 @@ struct ConsoleRoutes {
 
     init(
         sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, dispatcher: Dispatcher?,
-        registry: any DeviceRegistryStore,
+        registry: any DeviceRegistryStore, templates: any PushTemplateStore,
         apps: AppDirectory,
         clock: any WallClock, configuration: ConsoleConfiguration, sweeper: Sweeper, readiness: Readiness, logger: Logger
     ) {
@@ -36,6 +37,7 @@ struct ConsoleRoutes {
         self.messages = messages
         self.dispatcher = dispatcher
         self.registry = registry
+        self.templates = templates
         self.apps = apps
         self.clock = clock
         self.configuration = configuration
@@ -65,6 +67,14 @@ struct ConsoleRoutes {
         pages.post("messages/{messageId}/cancel") { _, context in await page(context) { try await cancelMessage($0, context) } }
         pages.get("send") { request, context in await page(context) { try await sendPage(request, $0) } }
         pages.post("send") { _, context in await page(context) { try await send($0) } }
+        pages.get("templates") { _, context in await page(context) { try await templatesPage($0) } }
+        pages.post("templates") { _, context in await page(context) { try await saveTemplate($0, context) } }
+        pages.get("templates/{templateName}") { request, context in
+            await page(context) { try await templatePage($0, context, saved: try QueryParameters(request)["saved"] == "1") }
+        }
+        pages.post("templates/{templateName}") { _, context in await page(context) { try await saveTemplate($0, context) } }
+        pages.post("templates/{templateName}/delete") { _, context in await page(context) { try await deleteTemplate($0, context) } }
+        pages.post("templates/{templateName}/send") { _, context in await page(context) { try await sendTemplate($0, context) } }
         pages.get("operations") { request, context in await page(context) { try await operations(request, $0) } }
         pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
     }

@@ -58,16 +58,9 @@ extension ConsoleRoutes {
     func composer(_ console: ConsoleRequest, _ composition: Composition, count: RecipientCount? = nil, error: String? = nil) -> HTML {
         let value = composition.value
         func field(_ name: String, _ label: String, type: String = "text", hint: String = "", attributes: HTML = "") -> HTML {
-            let described: HTML = hint.isEmpty ? "" : " aria-describedby=\"\(name)-hint\""
-            let hintText: HTML = hint.isEmpty ? "" : "<small id=\"\(name)-hint\">\(hint)</small>"
-            return """
-                <div class="field"><label for="f-\(name)">\(label)</label>
-                <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value(name))"\(described) \(attributes)>\(hintText)</div>
-                """
+            ConsolePage.field(name, label, value: value(name), type: type, hint: hint, attributes: attributes)
         }
-        func check(_ name: String, _ label: String) -> HTML {
-            "<label class=\"check\"><input type=\"checkbox\" name=\"\(name)\" value=\"on\"\(composition.checked(name) ? HTML(" checked") : "")> \(label)</label>"
-        }
+        func check(_ name: String, _ label: String) -> HTML { ConsolePage.check(name, label, checked: composition.checked(name)) }
         func radio(_ name: String, _ option: String, _ label: String, default isDefault: Bool = false) -> HTML {
             let chosen = value(name).isEmpty ? isDefault : value(name) == option
             return
@@ -98,8 +91,8 @@ extension ConsoleRoutes {
             <fieldset><legend>Content</legend>
               <div class="field"><label for="f-message">Message</label>
               <textarea id="f-message" name="message" rows="3" required maxlength="4000" data-preview-source="message">\(value("message"))</textarea></div>
-              \(field("title", "Title", attributes: "maxlength=\"200\" data-preview-source=\"title\""))
-              \(field("subtitle", "Subtitle (iOS)", attributes: "maxlength=\"200\" data-preview-source=\"subtitle\""))
+              \(field("title", "Title", attributes: "maxlength=\"200\" data-preview-source=\"ios-title android-title\""))
+              \(field("subtitle", "Subtitle (iOS)", attributes: "maxlength=\"200\" data-preview-source=\"ios-subtitle\""))
               \(field("badge", "Badge (iOS)", type: "number", attributes: "min=\"0\" max=\"99999\" data-preview-source=\"badge\""))
               \(field("sound", "Sound", hint: "A sound file name in the app, or default."))
             </fieldset>
@@ -152,7 +145,9 @@ extension ConsoleRoutes {
             </fieldset>
             </details>
             </div>
-            \(Self.preview(title: value("title"), subtitle: value("subtitle"), message: value("message"), badge: value("badge")))
+            \(Self.preview(
+                iosTitle: value("title"), iosSubtitle: value("subtitle"), androidTitle: value("title"), message: value("message"),
+                badge: value("badge")))
             </div>
             \(counted)
             <div class="actions">
@@ -164,8 +159,11 @@ extension ConsoleRoutes {
     }
 
     /// How a notification looks on an iOS lock screen and in Android's shade, side by side; console.js
-    /// updates it as the fields (`data-preview-source`) change.
-    static func preview(title: String, subtitle: String, message: String, badge: String, app: String = "Your app") -> HTML {
+    /// updates it as the fields change (a field's `data-preview-source` names the `data-preview` parts it fills).
+    static func preview(
+        iosTitle: String, iosSubtitle: String, androidTitle: String, androidSubtext: String = "", message: String, badge: String,
+        app: String = "Your app"
+    ) -> HTML {
         """
         <section class="previews" aria-label="Preview">
           <h2>Preview</h2>
@@ -173,8 +171,8 @@ extension ConsoleRoutes {
             <figcaption>iOS</figcaption>
             <div class="notification">
               <div class="note-head"><span class="icon" aria-hidden="true"></span><span class="note-app">\(app)</span><span class="note-time">now</span></div>
-              <strong data-preview="title">\(title)</strong>
-              <span class="note-subtitle" data-preview="subtitle">\(subtitle)</span>
+              <strong data-preview="ios-title">\(iosTitle)</strong>
+              <span class="note-subtitle" data-preview="ios-subtitle">\(iosSubtitle)</span>
               <p data-preview="message">\(message)</p>
               <span class="note-badge" data-preview="badge">\(badge)</span>
             </div>
@@ -182,8 +180,9 @@ extension ConsoleRoutes {
           <figure class="phone android">
             <figcaption>Android</figcaption>
             <div class="notification">
-              <div class="note-head"><span class="icon" aria-hidden="true"></span><span class="note-app">\(app) · now</span></div>
-              <strong data-preview="title">\(title)</strong>
+              <div class="note-head"><span class="icon" aria-hidden="true"></span><span class="note-app">\(app) · now</span>
+              <span class="note-subtext" data-preview="android-subtext">\(androidSubtext)</span></div>
+              <strong data-preview="android-title">\(androidTitle)</strong>
               <p data-preview="message">\(message)</p>
             </div>
           </figure>

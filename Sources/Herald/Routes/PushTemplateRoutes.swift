@@ -87,16 +87,25 @@ struct PushTemplateRoutes {
         let appId = try context.appId()
         let body = try await JSONBody.readOptional(request)
         guard let template = try await templates.template(app: appId, name: name) else { throw HeraldFault.unknownTemplate(name) }
+        let id = try await Self.send(template, body: body, app: appId, messages: messages, clock: clock, dispatcher: dispatcher)
+        return MessageRoutes.accepted(id)
+    }
+
+    /// Stores a push with `template` and the values in `body` (as the push route reads them) and wakes the
+    /// dispatcher; returns the message's id. The push route and the console's Templates page both send so.
+    static func send(
+        _ template: PushTemplate, body: JSONValue?, app: String, messages: any MessageStore, clock: any WallClock, dispatcher: Dispatcher?
+    ) async throws -> String {
         let push = try TemplatePush(template: template, body: body)
         let channels = template.audience.channels
         let now = clock.now
         let message = StoredMessage(
-            id: MessageRoutes.newMessageID(), app: appId,
+            id: MessageRoutes.newMessageID(), app: app,
             channel: channels.count == 1 ? channels[0] : .default, policy: .push, broadcast: push.broadcast,
             segment: template.audience.segment, contents: try push.contents(), templateName: template.name,
             audience: channels.count == 1 ? nil : channels, dueAt: now, createdAt: now)
         try await messages.insert(message, now: now)
         dispatcher?.wake()
-        return MessageRoutes.accepted(message.id)
+        return message.id
     }
 }

@@ -158,7 +158,7 @@ public enum HeraldServer {
                     ? pubsub.backend.map { backend in
                         ConsoleRoutes(
                             sessions: SQLConsoleSessionStore(backend: backend), store: store, messages: messages, dispatcher: dispatcher,
-                            registry: registry, apps: apps,
+                            registry: registry, templates: templates, apps: apps,
                             clock: clock, configuration: configuration.console, sweeper: sweeper, readiness: readiness, logger: logger)
                     } : nil),
             server: HTTPServerBuilder { responder in

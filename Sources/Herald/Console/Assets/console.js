@@ -46,8 +46,8 @@ document.addEventListener("DOMContentLoaded", () => {
 document.addEventListener("DOMContentLoaded", () => {
   for (const source of document.querySelectorAll("[data-preview-source]")) {
     const update = () => {
-      for (const target of document.querySelectorAll(`[data-preview="${source.getAttribute("data-preview-source")}"]`)) {
-        target.textContent = source.value;
+      for (const name of source.getAttribute("data-preview-source").split(" ")) {
+        for (const target of document.querySelectorAll(`[data-preview="${name}"]`)) target.textContent = source.value;
       }
     };
     source.addEventListener("input", update);
