@@ -16,6 +16,10 @@ public struct APNsPushClient: PushClient {
 
     public var provider: PushProvider { .apns }
     public var maxInFlight: Int { client.configuration.maxInFlight }
+    public var connections: (open: Int, inFlight: Int) {
+        let counters = client.counters
+        return (counters.connections, counters.inFlight)
+    }
 
     public func sender(for contents: MessageContents) -> (any MessageSender)? {
         guard let content = contents.apns else { return nil }

@@ -47,8 +47,11 @@ public struct CurlCounters: Sendable, Hashable {
     public var completed: Int
     /// Rounds of the loop (perform + poll) since start: completed ÷ rounds is the batching.
     public var rounds: Int = 0
+    /// Sockets curl has open (its connections to the service).
+    public var connections: Int = 0
 
-    public init(easyHandles: Int, inFlight: Int, queued: Int, completed: Int, rounds: Int = 0) {
+    public init(easyHandles: Int, inFlight: Int, queued: Int, completed: Int, rounds: Int = 0, connections: Int = 0) {
+        self.connections = connections
         self.easyHandles = easyHandles
         self.inFlight = inFlight
         self.queued = queued

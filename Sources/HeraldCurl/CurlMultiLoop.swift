@@ -211,7 +211,7 @@ public final class CurlMultiLoop: @unchecked Sendable {
     private func publishCounters() {
         let counters = CurlCounters(
             easyHandles: active.count + idle.count, inFlight: active.count,
-            queued: waiting.count, completed: completedCount, rounds: rounds)
+            queued: waiting.count, completed: completedCount, rounds: rounds, connections: sockets.open.count)
         shared.withLock { state in
             state.counters = counters
             state.counters.queued += state.queue.count

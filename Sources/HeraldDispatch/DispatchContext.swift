@@ -37,4 +37,6 @@ struct DispatchContext: Sendable {
     let settings: DispatcherConfiguration
     let stop: StopFlag
     let metrics: HeraldMetrics
+    /// Where each answer goes for the console's provider health.
+    let health: ProviderHealthBook
 }

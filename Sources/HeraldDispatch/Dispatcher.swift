@@ -27,7 +27,8 @@ public final class Dispatcher: Service {
     let logger: Logger
     let metrics: HeraldMetrics
     /// This instance's name on the leases it holds.
-    let owner: String
+    /// This instance's name in leases (`host/pid/random`), as the console shows it.
+    public let owner: String
     /// SQLite: no other server shares the file, so leases left by a killed process are taken back at start,
     /// and a message is never split (there is no other instance to share it with).
     let singleServer: Bool
@@ -210,8 +211,11 @@ public final class Dispatcher: Service {
     private var context: DispatchContext {
         DispatchContext(
             registrations: registrations, messages: messages, owner: owner, clock: clock, settings: settings, stop: stop,
-            metrics: metrics)
+            metrics: metrics, health: clients.book)
     }
+
+    /// Each configured provider's health for `app` on this instance (connections, answers, last error).
+    public func providerHealth(app: String) -> [ProviderHealth] { clients.health(app: app) }
 
     /// The occurrence after the one that just ran, skipping any that passed while Herald was down
     /// (each occurrence fires once, late rather than in a burst); nil when the schedule is over.

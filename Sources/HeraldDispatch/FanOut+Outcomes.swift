@@ -15,6 +15,7 @@ extension FanOut {
         case .deactivateToken: metrics.tokenDeactivated(provider: provider)
         case .done, .abort, .fail: break
         }
+        context.health.record(app: message.app, provider: send.provider, answer, now: context.clock.now)
     }
 
     /// The device a send's outcome goes into the delivery history for; nil when the history is off.

@@ -21,6 +21,8 @@ public final class ProviderClients: Service {
     private let factories: [Key: Factory]
     private let logger: Logger
     private let clients = Locked<[Key: any PushClient]>([:])
+    /// What the fan-outs of this instance heard from each provider.
+    let book = ProviderHealthBook()
     private let closed = Atomic<Bool>(false)
 
     /// `factories[app][provider]`: the providers each app has settings for.
@@ -74,6 +76,18 @@ public final class ProviderClients: Service {
             }
         }
         return try result.get()
+    }
+
+    /// The health of each provider `app` has settings for, on this instance.
+    public func health(app: String) -> [ProviderHealth] {
+        PushProvider.allCases.filter { isConfigured($0, for: app) }.map { provider in
+            var health = book.health(app: app, provider: provider)
+            if let client = clients.withLock({ $0[Key(app: app, provider: provider)] }) {
+                health.started = true
+                (health.connections, health.inFlight) = client.connections
+            }
+            return health
+        }
     }
 
     public func run() async throws {

@@ -14,6 +14,10 @@ public struct FCMPushClient: PushClient {
 
     public var provider: PushProvider { .fcm }
     public var maxInFlight: Int { client.configuration.maxInFlight }
+    public var connections: (open: Int, inFlight: Int) {
+        let counters = client.counters
+        return (counters.connections, counters.inFlight)
+    }
 
     public func sender(for contents: MessageContents) -> (any MessageSender)? {
         guard let content = contents.fcm else { return nil }

@@ -51,7 +51,9 @@ public enum ConfigurationLoader {
             EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") }),
             InMemoryProvider(name: file ?? "no file", values: fileValues),
         ]).scoped(to: "herald")
-        let configuration = try read(ConfigurationValues(reader: reader))
+        let values = ConfigurationValues(reader: reader)
+        var configuration = try read(values)
+        configuration.given = values.given.withLock { $0 }
         // Demo mode generates keys; a server whose file lost its apps (a typo, a bad merge) must not
         // quietly start with keys nobody configured.
         if let file, configuration.apps.isEmpty {

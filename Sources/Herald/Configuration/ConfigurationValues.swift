@@ -13,9 +13,13 @@ import Logging
 /// read through its declarations (`SettingValues`), with errors that name the block and the setting.
 struct ConfigurationValues {
     let reader: ConfigReader
+    /// Every setting read that was given, by key, a secret's value masked: the console's effective configuration.
+    let given = Locked<[String: String]>([:])
 
     func string(_ key: String, secret: Bool = false) -> String? {
-        reader.string(forKey: ConfigKey(key), isSecret: secret)
+        let value = reader.string(forKey: ConfigKey(key), isSecret: secret)
+        if let value, !value.isEmpty { given.withLock { $0[key] = secret ? EffectiveSetting.masked : value } }
+        return value
     }
 
     /// A top-level block's values, read through its declarations.

@@ -93,6 +93,33 @@ public struct HeraldConfiguration: Sendable {
     public var webhooks = WebhookRetryPolicy()
     /// The configured apps. Empty means "demo mode": one app `demo` with keys generated on first start.
     public var apps: [AppConfiguration]
+    /// The settings the file, the environment or a flag gave, by key (`apps.0.keys.0.key`), secrets
+    /// masked: what `effective` lists beside the defaults.
+    public var given: [String: String] = [:]
+
+    /// Every top-level setting with its value in force (given, or its default), then what was given for the
+    /// apps; secrets masked. The console's Operations page shows it.
+    public var effective: [EffectiveSetting] {
+        var settings: [EffectiveSetting] = []
+        for block in ConfigurationDeclarations.blocks {
+            for setting in block.settings {
+                let key = "\(block.key).\(setting.key)"
+                if key == "database.url" {
+                    // The URL in force, its password hidden (it may be given apart, as database.password).
+                    settings.append(EffectiveSetting(key: key, value: database.description, source: given[key] == nil ? .default : .given))
+                } else if let value = given[key] {
+                    settings.append(EffectiveSetting(key: key, value: value, source: .given))
+                } else {
+                    settings.append(
+                        EffectiveSetting(
+                            key: key, value: setting.defaultValue ?? "", source: setting.defaultValue == nil ? .unset : .default))
+                }
+            }
+        }
+        let appKeys = given.keys.filter { $0.hasPrefix("apps.") }.sorted()
+        for key in appKeys { settings.append(EffectiveSetting(key: key, value: given[key] ?? "", source: .given)) }
+        return settings
+    }
 
     public init(
         http: HTTP = HTTP(), database: DatabaseURL = .sqliteFile(path: "./herald.sqlite"),
@@ -189,4 +216,16 @@ public struct HistoryConfiguration: Sendable, Equatable {
         self.days = days
         self.maxPerDevice = maxPerDevice
     }
+}
+
+/// One setting as the console shows it (`HeraldConfiguration.effective`).
+public struct EffectiveSetting: Sendable, Equatable {
+    public enum Source: String, Sendable { case given, `default`, unset }
+    public var key: String
+    /// The value (a secret's is `masked`); empty when unset.
+    public var value: String
+    public var source: Source
+
+    /// What a secret's value shows as.
+    public static let masked = "•••••• (set, not shown)"
 }

@@ -19,16 +19,25 @@ extension ConsoleRoutes {
         let filter = try MessageRoutes.filter(query)
         let cursor = try MessageRoutes.cursor(query)
         let page = try await messages.messages(app: console.session.app, filter: filter, after: cursor, limit: Self.pageSize)
+        // The commonest reason of each message with failures (one indexed lookup each, only for those).
+        var topReasons: [String: FailureReason] = [:]
+        for message in page.messages where message.deliveries.failed > 0 {
+            topReasons[message.id] = try await messages.failureReasons(app: console.session.app, id: message.id, limit: 1).first
+        }
         let rows = page.messages.map { message -> HTML in
             let counts = message.deliveries
+            let reason: HTML =
+                topReasons[message.id].map { top in
+                    "<span class=\"muted\">\(top.count.grouped) × \(Self.reasonText(top))</span>"
+                } ?? ""
             return """
                 <tr><td><a href="/console/messages/\(Self.pathSegment(message.id))">\(ConsolePage.time(message.createdAt))</a></td>
-                <td>\(message.channel.rawValue)\(message.templateName.map { HTML(" <span class=\"muted\">template \($0)</span>") } ?? "")</td>
+                <td>\(Self.audienceText(message))\(message.templateName.map { HTML(" <span class=\"muted\">template \($0)</span>") } ?? "")</td>
                 <td><span class="state state-\(Self.state(message))">\(Self.state(message))</span></td>
                 <td class="number">\(counts.sent.grouped)</td><td class="number">\(counts.failed.grouped)</td>
                 <td class="number">\(counts.pending.grouped)</td>
                 <td class="number">\(counts[.apns].sent.grouped) / \(counts[.fcm].sent.grouped)</td>
-                <td>\(message.errorMessage ?? "")</td></tr>
+                <td>\(message.errorMessage ?? "") \(reason)</td></tr>
                 """
         }
         let statusOptions = HTML.join(
@@ -44,14 +53,33 @@ extension ConsoleRoutes {
         let table = ConsolePage.table(
             caption: "Messages, newest first",
             headers: """
-                <th scope="col">Accepted</th><th scope="col">Channel</th><th scope="col">Status</th>
+                <th scope="col">Accepted</th><th scope="col">Audience</th><th scope="col">Status</th>
                 <th scope="col" class="number">Sent</th><th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
-                <th scope="col" class="number">Sent iOS / Android</th><th scope="col">Error</th>
+                <th scope="col" class="number">Sent iOS / Android</th><th scope="col">Error or commonest failure</th>
                 """, rows: rows,
             empty: "No messages match. A message appears here when a backend publishes (POST /{appId}/{apiKey}/messaging/{channel}).")
         let next = ConsolePage.next(
             "/console/messages", query: query, keep: ["status", "channel"], cursor: page.nextCursor?.description, label: "Older messages")
         return ConsolePage.page(title: "Messages", current: "/console/messages", console: console, form + table + next)
+    }
+
+    /// Who a message goes to, in a few words.
+    static func audienceText(_ message: StoredMessage) -> String {
+        if let devices = message.singlecast { return devices.count == 1 ? "device \(devices[0])" : "\(devices.count) devices" }
+        if let audience = message.audience {
+            return audience.isEmpty ? "every device" : "channels \(audience.map(\.rawValue).joined(separator: ", "))"
+        }
+        return "channel \(message.channel.rawValue)"
+    }
+
+    static func reasonText(_ failure: FailureReason) -> String {
+        let what: String =
+            switch failure.outcome {
+            case .tokenRemoved: "token removed"
+            case .tokenDeactivated: "device deactivated"
+            case .failed, .sent: "failed"
+            }
+        return failure.reason.map { "\(what): \($0)" } ?? what
     }
 
     /// The fields a message's page shows and its live progress updates (`data-field` names).
@@ -75,9 +103,21 @@ extension ConsoleRoutes {
         }
         let fields = Self.progress(message)
         func field(_ name: String) -> HTML { "<span data-field=\"\(name)\">\(fields[name] ?? "")</span>" }
-        let audience: String =
-            message.audience.map { $0.isEmpty ? "every device of the app" : "channels \($0.map(\.rawValue).joined(separator: ", "))" }
-            ?? "channel \(message.channel.rawValue)"
+        let audience = Self.audienceText(message)
+        let failures = try await messages.failureReasons(app: console.session.app, id: id, limit: 20)
+        let failureRows = failures.map { failure -> HTML in
+            "<tr><td>\(Self.reasonText(failure))</td><td class=\"number\">\(failure.count.grouped)</td></tr>"
+        }
+        let failureTable: HTML =
+            failureRows.isEmpty
+            ? ""
+            : """
+            <h2>Why sends failed</h2>
+            \(ConsolePage.table(
+                caption: "From the delivery history, commonest first (reloading the page counts again)",
+                headers: "<th scope=\"col\">Outcome and the service's reason</th><th scope=\"col\" class=\"number\">Sends</th>",
+                rows: failureRows, empty: ""))
+            """
         let schedule: HTML = {
             var parts: [HTML] = []
             if let publishAt = message.schedule.publishAt { parts.append("at \(ConsolePage.time(publishAt))") }
@@ -116,6 +156,7 @@ extension ConsoleRoutes {
             </tbody>
             </table>
             <p>Tokens removed (no longer valid): \(field("tokens-removed")); devices deactivated: \(field("tokens-deactivated")).</p>
+            \(failureTable)
             \(cancel)
             <p><code>\(id)</code></p>
             """

@@ -121,7 +121,7 @@ enum ConsolePage {
     }
 
     /// A listing's table, or what to do when it has no rows.
-    static func table(caption: String, headers: HTML, rows: [HTML], empty: String) -> HTML {
+    static func table(caption: HTML, headers: HTML, rows: [HTML], empty: String) -> HTML {
         rows.isEmpty
             ? "<p class=\"empty\">\(empty)</p>"
             : """

@@ -1,8 +1,11 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDispatch
 import HeraldStore
+import HeraldWebhooks
 import Hummingbird
+import NIOCore
 
 /// The console's pages that exist so far: Overview, Channels (and a channel's devices), Devices (and a
 /// device's page with its switch), Operations (sweep now, health).
@@ -26,19 +29,106 @@ extension ConsoleRoutes {
             return
                 "<li><a href=\"/console/messages?status=\(name)\">\(name)</a> <span class=\"count\" data-status=\"\(name)\">\(count.grouped)</span></li>"
         }
+        let devices = try await deviceSummary(app)
         let body: HTML = """
             <section class="cards" aria-label="Summary">
+              <div class="card"><span class="label">Devices</span><span class="value">\(devices.counts.values.reduce(0) { $0 + $1.devices }.grouped)</span></div>
               <div class="card"><span class="label">Channels</span><span class="value">\(Int64(shown.count).grouped)\(more)</span></div>
               <div class="card"><span class="label">Live registrations</span><span class="value">\(Int64(registrations).grouped)\(more)</span></div>
               <div class="card"><span class="label">Readiness</span><span class="value">\(problem == nil ? "ready" : "not ready")</span>
                 \(problem.map { HTML("<span class=\"muted\">\($0)</span>") } ?? "")</div>
             </section>
+            <h2>Devices by platform</h2>
+            \(Self.deviceTable(devices.counts, counted: devices.counted))
             <h2>Messages in the last 24 hours</h2>
             <ul class="outcomes">\(outcomes)</ul>
+            <h2>Running now</h2>
+            <div id="running" data-refresh="/console/running" aria-live="polite">\(try await running(app))</div>
+            <h2>Push services on this instance</h2>
+            \(providerTable(app))
             <p>Find a device on <a href="/console/devices">Devices</a>, a channel's devices on
-            <a href="/console/channels">Channels</a>; run a sweep on <a href="/console/operations">Operations</a>.</p>
+            <a href="/console/channels">Channels</a>; send a push on <a href="/console/send">Send</a>; run a sweep on
+            <a href="/console/operations">Operations</a>.</p>
             """
         return ConsolePage.page(title: "Overview", current: "/console", console: console, body)
+    }
+
+    /// The app's devices by platform, counted at most once a minute per app on this instance.
+    func deviceSummary(_ app: String) async throws -> (counts: [DeviceOS: DeviceCounts], counted: Timestamp) {
+        let now = ContinuousClock.now
+        if let cached = deviceSummaries.withLock({ $0[app] }), now - cached.at < .seconds(60) { return (cached.counts, cached.counted) }
+        let counted = clock.now
+        let counts = try await registry.summary(app: app, now: counted)
+        deviceSummaries.withLock { $0[app] = (now, counts, counted) }
+        return (counts, counted)
+    }
+
+    static func deviceTable(_ counts: [DeviceOS: DeviceCounts], counted: Timestamp) -> HTML {
+        let rows = DeviceOS.allCases.compactMap { os -> HTML? in
+            guard let count = counts[os] else { return nil }
+            return """
+                <tr><th scope="row">\(platformName(os))</th><td class="number">\(count.devices.grouped)</td><td class="number">\(count.active.grouped)</td>
+                <td class="number">\(count.seenDay.grouped)</td><td class="number">\(count.seenWeek.grouped)</td><td class="number">\(count.seenMonth.grouped)</td></tr>
+                """
+        }
+        return ConsolePage.table(
+            caption: "Counted \(ConsolePage.time(counted)), again at most once a minute",
+            headers: """
+                <th scope="col">Platform</th><th scope="col" class="number">Devices</th><th scope="col" class="number">Active</th>
+                <th scope="col" class="number">Seen in 24 h</th><th scope="col" class="number">7 days</th><th scope="col" class="number">30 days</th>
+                """, rows: rows,
+            empty: "No devices yet. A device appears when it registers (POST /{appId}/{apiKey}/messaging/registrations).")
+    }
+
+    /// The fan-outs running now (`/console/running`, which the Overview reloads every few seconds).
+    func runningFragment(_ console: ConsoleRequest) async throws -> Response {
+        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        ConsoleCookie.secureHeaders(&headers)
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try await running(console.session.app).text)))
+    }
+
+    func running(_ app: String) async throws -> HTML {
+        let page = try await messages.messages(app: app, filter: MessageFilter(statuses: [.running]), after: nil, limit: 20)
+        let rows = page.messages.map { message -> HTML in
+            let counts = message.deliveries
+            return """
+                <tr><td><a href="/console/messages/\(Self.pathSegment(message.id))">\(message.channel.rawValue)</a></td>
+                <td>\(ConsolePage.time(message.createdAt))</td><td class="number">\(counts.sent.grouped)</td>
+                <td class="number">\(counts.failed.grouped)</td><td class="number">\(counts.pending.grouped)</td></tr>
+                """
+        }
+        return ConsolePage.table(
+            caption: "Fan-outs sending now (updated every few seconds)",
+            headers: """
+                <th scope="col">Message to</th><th scope="col">Accepted</th><th scope="col" class="number">Sent</th>
+                <th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
+                """, rows: rows, empty: "Nothing is being sent right now.")
+    }
+
+    /// Each configured push service's health on this instance: connections, answers since start, last error.
+    func providerTable(_ app: String) -> HTML {
+        guard let dispatcher else { return "<p class=\"empty\">This instance does not send (its dispatcher is off).</p>" }
+        let rows = dispatcher.providerHealth(app: app).map { health -> HTML in
+            let state: HTML =
+                health.started
+                ? "\(Int64(health.connections).grouped) open, \(Int64(health.inFlight).grouped) in flight"
+                : "<span class=\"muted\">not connected yet (connects at the first send)</span>"
+            let error: HTML =
+                health.lastError.map { "\(ConsolePage.time(health.lastErrorAt)) \($0)" } ?? "<span class=\"muted\">none</span>"
+            return """
+                <tr><th scope="row">\(health.provider.displayName)</th><td>\(state)</td><td class="number">\(health.sent.grouped)</td>
+                <td class="number">\(health.refused.grouped)</td><td class="number">\(health.retries.grouped)</td>
+                <td>\(ConsolePage.time(health.lastSuccessAt))</td><td>\(error)</td></tr>
+                """
+        }
+        return ConsolePage.table(
+            caption: "Instance \(dispatcher.owner), since it started",
+            headers: """
+                <th scope="col">Service</th><th scope="col">Connections</th><th scope="col" class="number">Accepted</th>
+                <th scope="col" class="number">Refused</th><th scope="col" class="number">Retried</th><th scope="col">Last success</th><th scope="col">Last error</th>
+                """, rows: rows,
+            empty: "No push service is configured for this app (apps[].apns and apps[].fcm in the configuration, docs/configuration.md).")
     }
 
     // MARK: Channels
@@ -47,19 +137,27 @@ extension ConsoleRoutes {
         let query = try QueryParameters(request)
         let after = try query["after"].flatMap { $0.isEmpty ? nil : try ChannelName(validating: $0, property: "after") }
         let found = try await store.channels(app: console.session.app, after: after, limit: Self.pageSize + 1, now: clock.now)
+        let platforms = try await platformCounts(console.session.app, found.prefix(Self.pageSize).map(\.name))
         let rows = found.prefix(Self.pageSize).map { channel -> HTML in
             let name = channel.name.rawValue
             let encoded = Self.pathSegment(name)
+            let counts = platforms[channel.name] ?? [:]
+            let byPlatform = HTML.join(
+                [DeviceOS.ios, .android, .osx].map { "<td class=\"number\">\(Int64(counts[$0] ?? 0).grouped)</td>" })
             return """
-                <tr><td><a href="/console/devices?channel=\(encoded)">\(name)</a></td>
-                <td class="number">\(Int64(channel.registrations).grouped)</td>
-                <td><form method="post" action="/console/channels/\(encoded)/delete" data-confirm="Delete channel \(name) and its \(Int64(channel.registrations).grouped) registrations?">
+                <tr><td><a href="/console/devices?channel=\(Self.queryValue(name))">\(name)</a></td>
+                <td class="number">\(Int64(channel.registrations).grouped)</td>\(byPlatform)
+                <td class="actions-cell"><a href="/console/send?channel=\(Self.queryValue(name))">Send</a>
+                <form method="post" action="/console/channels/\(encoded)/delete" data-confirm="Delete channel \(name) and its \(Int64(channel.registrations).grouped) registrations?">
                 \(ConsolePage.csrf(console))<button type="submit" class="danger">Delete</button></form></td></tr>
                 """
         }
         let table = ConsolePage.table(
-            caption: "Channels by name, with their live registrations",
-            headers: "<th scope=\"col\">Channel</th><th scope=\"col\" class=\"number\">Registrations</th><th scope=\"col\">Actions</th>",
+            caption: "Channels by name, with their live registrations (by platform: counted again at most once a minute)",
+            headers: """
+                <th scope="col">Channel</th><th scope="col" class="number">Registrations</th><th scope="col" class="number">iOS</th>
+                <th scope="col" class="number">Android</th><th scope="col" class="number">macOS</th><th scope="col">Actions</th>
+                """,
             rows: Array(rows),
             empty: "No channels yet. A channel appears when a device registers into it (POST /{appId}/{apiKey}/messaging/registrations).")
         let next: HTML =
@@ -67,6 +165,33 @@ extension ConsoleRoutes {
             ? "<p class=\"pager\"><a href=\"/console/channels?after=\(Self.queryValue(found[Self.pageSize - 1].name.rawValue))\" rel=\"next\">Next channels</a></p>"
             : ""
         return ConsolePage.page(title: "Channels", current: "/console/channels", console: console, table + next)
+    }
+
+    /// The live registrations of `names` by platform, each channel's counted at most once a minute.
+    func platformCounts(_ app: String, _ names: [ChannelName]) async throws -> [ChannelName: [DeviceOS: Int]] {
+        let now = ContinuousClock.now
+        var counts: [ChannelName: [DeviceOS: Int]] = [:]
+        var stale: [ChannelName] = []
+        channelPlatforms.withLock { cache in
+            for name in names {
+                if let cached = cache["\(app)\u{0}\(name.rawValue)"], now - cached.at < .seconds(60) {
+                    counts[name] = cached.counts
+                } else {
+                    stale.append(name)
+                }
+            }
+        }
+        guard !stale.isEmpty else { return counts }
+        let fresh = try await store.channelPlatforms(app: app, names: stale, now: clock.now)
+        channelPlatforms.withLock { cache in
+            // Bounded: an instance serving many apps' consoles forgets everything now and then.
+            if cache.count > 10_000 { cache.removeAll() }
+            for name in stale {
+                counts[name] = fresh[name] ?? [:]
+                cache["\(app)\u{0}\(name.rawValue)"] = (now, fresh[name] ?? [:])
+            }
+        }
+        return counts
     }
 
     func deleteChannel(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
@@ -226,9 +351,65 @@ extension ConsoleRoutes {
             (the sweeper also runs on its own timer).</p>
             <form method="post" action="/console/operations/sweep">\(ConsolePage.csrf(console))<button type="submit">Sweep now</button></form>
             <h2>Health</h2>
-            <dl class="facts"><dt>Liveness</dt><dd>serving</dd><dt>Readiness</dt><dd>\(problem ?? "ready")</dd></dl>
+            <dl class="facts"><dt>Liveness</dt><dd>serving</dd><dt>Readiness</dt><dd>\(problem ?? "ready")</dd>
+            <dt>Version</dt><dd>Herald \(HeraldVersion.current)</dd>\(dispatcher.map { HTML("<dt>Instance</dt><dd>\($0.owner)</dd>") } ?? "")</dl>
+            <h2>Webhook</h2>
+            \(try await webhookState(console.session.app))
+            <h2>Configuration in force</h2>
+            \(effectiveConfiguration(app: console.session.app))
             """
         return ConsolePage.page(title: "Operations", current: "/console/operations", console: console, body)
+    }
+
+    /// The app's webhook: where it posts, and the events waiting for it.
+    func webhookState(_ app: String) async throws -> HTML {
+        guard let target = server.apps.first(where: { $0.id == app })?.webhook else {
+            return "<p class=\"empty\">No webhook is configured for this app (apps[].webhook, docs/configuration.md).</p>"
+        }
+        let backlog = try await outbox?.backlog(app: app) ?? WebhookBacklog()
+        let waiting: HTML =
+            backlog.pending == 0
+            ? "<dd>none: every event was acknowledged</dd>"
+            : """
+            <dd>\(Int64(backlog.pending).grouped), the oldest from \(ConsolePage.time(backlog.oldestCreatedAt)); next attempt
+            \(ConsolePage.time(backlog.nextAttemptAt)); most attempts \(Int64(backlog.mostAttempts).grouped)</dd>
+            """
+        return """
+            <dl class="facts"><dt>Posts to</dt><dd><code>\(Self.withoutSecrets(target.url))</code></dd><dt>Events waiting</dt>\(waiting)
+            <dt>Last failure</dt><dd>\(backlog.lastError ?? "none")</dd></dl>
+            """
+    }
+
+    /// A URL as a page may show it: no user, password, query or fragment (they may carry a token).
+    static func withoutSecrets(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "(not shown)" }
+        components.user = nil
+        components.password = nil
+        let hidden = components.query != nil || components.fragment != nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "(not shown)") + (hidden ? " (query not shown)" : "")
+    }
+
+    /// Every setting in force, secrets masked; of the apps' settings only this app's (another app's keys
+    /// and webhook are not this admin's to see, even masked).
+    func effectiveConfiguration(app: String) -> HTML {
+        let index = server.apps.firstIndex { $0.id == app }
+        let rows = server.effective.compactMap { setting -> HTML? in
+            if setting.key.hasPrefix("apps.") {
+                guard let index, setting.key.hasPrefix("apps.\(index).") else { return nil }
+            }
+            let value: HTML =
+                setting.source == .unset
+                ? "<span class=\"muted\">not set</span>"
+                : "<code>\(setting.value.contains("://") ? Self.withoutSecrets(setting.value) : setting.value)</code>"
+            let source: HTML = setting.source == .default ? "<span class=\"muted\">default</span>" : setting.source == .given ? "given" : ""
+            return "<tr><td><code>\(setting.key)</code></td><td>\(value)</td><td>\(source)</td></tr>"
+        }
+        return ConsolePage.table(
+            caption: "Settings from the file, HERALD_* variables and flags over the defaults; secrets are never shown",
+            headers: "<th scope=\"col\">Setting</th><th scope=\"col\">Value</th><th scope=\"col\">From</th>", rows: rows,
+            empty: "No settings.")
     }
 
     func sweep(_ console: ConsoleRequest) async throws -> Response {

@@ -21,16 +21,24 @@ struct ConsoleRoutes {
     let apps: AppDirectory
     let clock: any WallClock
     let configuration: ConsoleConfiguration
+    /// The whole configuration in force (Operations shows it, secrets masked, and each app's webhook).
+    let server: HeraldConfiguration
+    let outbox: (any WebhookOutboxStore)?
     let sweeper: Sweeper
     let readiness: Readiness
     let throttle: LoginThrottle
+    /// The Overview's device counts per app, for a minute (they take a pass over the app's devices).
+    let deviceSummaries = Locked<[String: (at: ContinuousClock.Instant, counts: [DeviceOS: DeviceCounts], counted: Timestamp)]>([:])
+    /// The Channels page's counts by platform per app and channel, for a minute (they read every registration).
+    let channelPlatforms = Locked<[String: (at: ContinuousClock.Instant, counts: [DeviceOS: Int])]>([:])
     let logger: Logger
 
     init(
         sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, dispatcher: Dispatcher?,
         registry: any DeviceRegistryStore, templates: any PushTemplateStore,
         apps: AppDirectory,
-        clock: any WallClock, configuration: ConsoleConfiguration, sweeper: Sweeper, readiness: Readiness, logger: Logger
+        clock: any WallClock, server: HeraldConfiguration, outbox: (any WebhookOutboxStore)?, sweeper: Sweeper, readiness: Readiness,
+        logger: Logger
     ) {
         self.sessions = sessions
         self.store = store
@@ -40,10 +48,12 @@ struct ConsoleRoutes {
         self.templates = templates
         self.apps = apps
         self.clock = clock
-        self.configuration = configuration
+        self.configuration = server.console
+        self.server = server
+        self.outbox = outbox
         self.sweeper = sweeper
         self.readiness = readiness
-        self.throttle = LoginThrottle(limit: configuration.loginAttempts)
+        self.throttle = LoginThrottle(limit: server.console.loginAttempts)
         self.logger = logger
     }
 
@@ -55,6 +65,7 @@ struct ConsoleRoutes {
             middleware: ConsoleSessionMiddleware(sessions: sessions, apps: apps, clock: clock, policy: configuration.policy))
         pages.post("logout") { request, context in try await logout(request, context) }
         pages.get("") { _, context in await page(context) { try await overview($0) } }
+        pages.get("running") { _, context in await page(context) { try await runningFragment($0) } }
         pages.get("channels") { request, context in await page(context) { try await channels(request, $0) } }
         pages.post("channels/{name}/delete") { _, context in await page(context) { try await deleteChannel($0, context) } }
         pages.get("devices") { request, context in await page(context) { try await devices(request, $0) } }

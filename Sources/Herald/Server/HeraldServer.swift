@@ -159,7 +159,8 @@ public enum HeraldServer {
                         ConsoleRoutes(
                             sessions: SQLConsoleSessionStore(backend: backend), store: store, messages: messages, dispatcher: dispatcher,
                             registry: registry, templates: templates, apps: apps,
-                            clock: clock, configuration: configuration.console, sweeper: sweeper, readiness: readiness, logger: logger)
+                            clock: clock, server: configuration, outbox: SQLWebhookOutbox(backend: backend), sweeper: sweeper,
+                            readiness: readiness, logger: logger)
                     } : nil),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(

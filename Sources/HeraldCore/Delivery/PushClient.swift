@@ -39,4 +39,6 @@ public protocol PushClient: Sendable {
     var maxInFlight: Int { get }
     /// Closes every connection; sends still pending end as cancelled.
     func shutdown()
+    /// Its connections now: open, and sends in flight on them (the console's provider health).
+    var connections: (open: Int, inFlight: Int) { get }
 }

@@ -65,4 +65,29 @@ public struct SQLWebhookOutbox: WebhookOutboxStore {
                 .decode(column: "n", as: Int.self) ?? 0
         }
     }
+
+    public func backlog(app: String) async throws -> WebhookBacklog {
+        try await backend.read { db in
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT COUNT(*) AS pending, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next, MAX(attempts) AS attempts
+                    FROM webhook_events WHERE app_id = \(bind: app)
+                    """
+                ).first()
+            else { return WebhookBacklog() }
+            let pending = try row.decode(column: "pending", as: Int.self)
+            guard pending > 0 else { return WebhookBacklog() }
+            let lastError = try await db.raw(
+                """
+                SELECT last_error FROM webhook_events WHERE app_id = \(bind: app) AND last_error IS NOT NULL
+                ORDER BY next_attempt_at DESC LIMIT 1
+                """
+            ).first().map { try $0.decode(column: "last_error", as: String.self) }
+            return WebhookBacklog(
+                pending: pending, oldestCreatedAt: try row.decode(column: "oldest", as: Int64?.self).map(Timestamp.init(milliseconds:)),
+                nextAttemptAt: try row.decode(column: "next", as: Int64?.self).map(Timestamp.init(milliseconds:)),
+                mostAttempts: try row.decode(column: "attempts", as: Int?.self) ?? 0, lastError: lastError)
+        }
+    }
 }

@@ -17,6 +17,31 @@ public protocol WebhookOutboxStore: Sendable {
 
     /// Events waiting, per app (for the status of the outbox).
     func pendingEvents(app: String) async throws -> Int
+
+    /// The app's events waiting: how many, the oldest, the next attempt, and the last failure (the console).
+    func backlog(app: String) async throws -> WebhookBacklog
+}
+
+/// An app's webhook events not yet acknowledged (`WebhookOutboxStore.backlog`).
+public struct WebhookBacklog: Sendable, Equatable {
+    public var pending: Int
+    public var oldestCreatedAt: Timestamp?
+    public var nextAttemptAt: Timestamp?
+    /// The most attempts any waiting event has had.
+    public var mostAttempts: Int
+    /// The failure of the event retried last, if any has failed.
+    public var lastError: String?
+
+    public init(
+        pending: Int = 0, oldestCreatedAt: Timestamp? = nil, nextAttemptAt: Timestamp? = nil, mostAttempts: Int = 0,
+        lastError: String? = nil
+    ) {
+        self.pending = pending
+        self.oldestCreatedAt = oldestCreatedAt
+        self.nextAttemptAt = nextAttemptAt
+        self.mostAttempts = mostAttempts
+        self.lastError = lastError
+    }
 }
 
 /// One claimed event: its body is exactly what is posted (and signed).

@@ -20,6 +20,10 @@ public protocol MessageStore: Sendable {
     /// A page of the app's messages that match `filter`, newest first, after `cursor` (nil: the newest).
     func messages(app: String, filter: MessageFilter, after cursor: MessageCursor?, limit: Int) async throws -> MessageListing
 
+    /// The message's failed sends grouped by outcome and reason, most first (at most `limit` groups), from the
+    /// delivery history: empty when the history is off or was pruned.
+    func failureReasons(app: String, id: String, limit: Int) async throws -> [FailureReason]
+
     /// How many of the app's messages accepted since `since` are in each state.
     func statusCounts(app: String, since: Timestamp) async throws -> [MessageStatus: Int64]
 
@@ -205,5 +209,18 @@ public struct TokenDeactivation: Sendable, Equatable {
         self.deviceToken = deviceToken
         self.reason = reason
         self.provider = provider
+    }
+}
+
+/// Sends of one message that did not succeed, with one outcome and reason (`MessageStore.failureReasons`).
+public struct FailureReason: Sendable, Equatable {
+    public var outcome: DeliveryRecord.Outcome
+    public var reason: String?
+    public var count: Int64
+
+    public init(outcome: DeliveryRecord.Outcome, reason: String?, count: Int64) {
+        self.outcome = outcome
+        self.reason = reason
+        self.count = count
     }
 }

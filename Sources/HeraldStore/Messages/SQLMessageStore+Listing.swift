@@ -113,6 +113,26 @@ extension SQLMessageStore {
 
     /// How many of the app's messages accepted since `since` are in each state (the console's Overview).
     /// One range of `messages_by_app`.
+    public func failureReasons(app: String, id: String, limit: Int) async throws -> [FailureReason] {
+        try await backend.read { db in
+            // `outcome <> 'sent'` as the partial index states it, so both databases can use deliveries_failures.
+            try await db.raw(
+                """
+                SELECT outcome, reason, COUNT(*) AS sends FROM deliveries
+                WHERE message_id = \(bind: id) AND outcome <> 'sent' AND app_id = \(bind: app)
+                GROUP BY outcome, reason
+                ORDER BY sends DESC, outcome, reason
+                LIMIT \(bind: limit)
+                """
+            ).all().compactMap { row in
+                guard let outcome = DeliveryRecord.Outcome(rawValue: try row.decode(column: "outcome", as: String.self)) else { return nil }
+                return FailureReason(
+                    outcome: outcome, reason: try row.decode(column: "reason", as: String?.self),
+                    count: try row.decode(column: "sends", as: Int64.self))
+            }
+        }
+    }
+
     public func statusCounts(app: String, since: Timestamp) async throws -> [MessageStatus: Int64] {
         try await backend.read { db in
             var counts: [MessageStatus: Int64] = [:]

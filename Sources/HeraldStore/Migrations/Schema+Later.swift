@@ -207,5 +207,12 @@ extension Schema {
                 "CREATE INDEX messages_by_channel ON messages (app_id, channel, created_at, id)",
             ]
         },
+        Migration(name: "0022_failure_reasons") { _ in
+            [
+                // A message's failures by reason (the console's message page). Partial: sends that succeeded,
+                // nearly every row, are not in it, so it costs the fan-out's history writes little.
+                "CREATE INDEX deliveries_failures ON deliveries (message_id, outcome, reason) WHERE outcome <> 'sent'"
+            ]
+        },
     ]
 }

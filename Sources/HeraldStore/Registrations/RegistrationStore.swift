@@ -28,6 +28,10 @@ public protocol RegistrationStore: Sendable {
     /// The app's channels with their live registration counts, by name.
     func channels(app: String, after: ChannelName?, limit: Int, now: Timestamp) async throws -> [ChannelSummary]
 
+    /// The live registrations of each of `names` (channels of the app) by their device's operating system.
+    /// It reads every registration of those channels and its device, so callers cache it.
+    func channelPlatforms(app: String, names: [ChannelName], now: Timestamp) async throws -> [ChannelName: [DeviceOS: Int]]
+
     /// One page of a channel's live registrations on active devices, ordered by cursor, after `cursor`: the
     /// members among the next `limit` live registrations (see `KeysetPage`).
     func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws

@@ -68,6 +68,30 @@ extension SQLRegistrationStore {
         }
     }
 
+    public func channelPlatforms(app: String, names: [ChannelName], now: Timestamp) async throws -> [ChannelName: [DeviceOS: Int]] {
+        guard !names.isEmpty else { return [:] }
+        let binds: [any Encodable & Sendable] = names.map(\.rawValue)
+        return try await backend.read { db in
+            let rows = try await db.raw(
+                """
+                SELECT c.name, d.os, COUNT(*) AS live
+                FROM channels c
+                JOIN registrations r ON r.channel_id = c.id AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds))
+                JOIN devices d ON d.id = r.device_id
+                WHERE c.app_id = \(bind: app) AND c.name IN (\(binds: binds))
+                GROUP BY c.name, d.os
+                """
+            ).all()
+            var counts: [ChannelName: [DeviceOS: Int]] = [:]
+            for row in rows {
+                let name = try ChannelName(validating: try row.decode(column: "name", as: String.self))
+                guard let os = try? DeviceOS(parsing: try row.decode(column: "os", as: String.self)) else { continue }
+                counts[name, default: [:]][os] = try row.decode(column: "live", as: Int.self)
+            }
+            return counts
+        }
+    }
+
     /// The members among the channel's next `limit` live registrations by key: registrations first, then
     /// their devices by primary key, as `recipients` pages (and for the same reason).
     public func members(app: String, channel: ChannelName, after cursor: Int64, limit: Int, now: Timestamp) async throws

@@ -30,6 +30,10 @@ public protocol DeviceRegistryStore: Sendable {
     func devices(app: String, filter: DeviceFilter, after cursor: Int64?, limit: Int, scanLimit: Int, now: Timestamp)
         async throws -> DeviceListing
 
+    /// The app's devices counted by operating system: how many, how many active, and how many were seen
+    /// in the last day, week and month before `now`. One pass over the app's devices (the console caches it).
+    func summary(app: String, now: Timestamp) async throws -> [DeviceOS: DeviceCounts]
+
     /// A page of the device's delivery history, newest first, before `cursor`; nil when the app has
     /// neither such a device nor history of it (a device removed for its token keeps its history).
     func deliveries(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [DeliveryEntry]?
@@ -57,5 +61,22 @@ extension DeviceRegistryStore {
     /// Prunes the history of every app.
     public func pruneHistory(before cutoff: Timestamp, keepPerDevice: Int, batchSize: Int) async throws -> Int {
         try await pruneHistory(before: cutoff, keepPerDevice: keepPerDevice, batchSize: batchSize, app: nil)
+    }
+}
+
+/// One operating system's devices in an app (`DeviceRegistryStore.summary`).
+public struct DeviceCounts: Sendable, Equatable {
+    public var devices: Int64
+    public var active: Int64
+    public var seenDay: Int64
+    public var seenWeek: Int64
+    public var seenMonth: Int64
+
+    public init(devices: Int64 = 0, active: Int64 = 0, seenDay: Int64 = 0, seenWeek: Int64 = 0, seenMonth: Int64 = 0) {
+        self.devices = devices
+        self.active = active
+        self.seenDay = seenDay
+        self.seenWeek = seenWeek
+        self.seenMonth = seenMonth
     }
 }

@@ -88,3 +88,32 @@ extension SQLDeviceRegistry {
         }
     }
 }
+
+extension SQLDeviceRegistry {
+    public func summary(app: String, now: Timestamp) async throws -> [DeviceOS: DeviceCounts] {
+        let day: Int64 = 86_400_000
+        return try await backend.read { db in
+            let rows = try await db.raw(
+                """
+                SELECT os, COUNT(*) AS devices,
+                       SUM(CASE WHEN is_active = \(bind: true) THEN 1 ELSE 0 END) AS active,
+                       SUM(CASE WHEN last_seen_at >= \(bind: now.milliseconds - day) THEN 1 ELSE 0 END) AS seen_day,
+                       SUM(CASE WHEN last_seen_at >= \(bind: now.milliseconds - 7 * day) THEN 1 ELSE 0 END) AS seen_week,
+                       SUM(CASE WHEN last_seen_at >= \(bind: now.milliseconds - 30 * day) THEN 1 ELSE 0 END) AS seen_month
+                FROM devices WHERE app_id = \(bind: app)
+                GROUP BY os
+                """
+            ).all()
+            var counts: [DeviceOS: DeviceCounts] = [:]
+            for row in rows {
+                guard let os = try? DeviceOS(parsing: try row.decode(column: "os", as: String.self)) else { continue }
+                counts[os] = DeviceCounts(
+                    devices: try row.decode(column: "devices", as: Int64.self), active: try row.decode(column: "active", as: Int64.self),
+                    seenDay: try row.decode(column: "seen_day", as: Int64.self),
+                    seenWeek: try row.decode(column: "seen_week", as: Int64.self),
+                    seenMonth: try row.decode(column: "seen_month", as: Int64.self))
+            }
+            return counts
+        }
+    }
+}

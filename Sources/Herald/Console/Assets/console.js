@@ -65,3 +65,26 @@ document.addEventListener("submit", (event) => {
     target.value = isNaN(milliseconds) ? "" : String(milliseconds);
   }
 });
+
+// A region marked data-refresh (the Overview's running fan-outs) is fetched again every few seconds
+// while the page is visible; the server renders it, escaped, as it renders the page.
+document.addEventListener("DOMContentLoaded", () => {
+  for (const region of document.querySelectorAll("[data-refresh]")) {
+    const url = region.getAttribute("data-refresh");
+    const timer = setInterval(async () => {
+      if (document.hidden) return;
+      try {
+        const response = await fetch(url, { credentials: "same-origin", redirect: "manual" });
+        // A session that ended answers with a redirect to the login page: stop rather than show it here.
+        if (response.type === "opaqueredirect" || !response.ok) {
+          clearInterval(timer);
+          return;
+        }
+        region.innerHTML = await response.text();
+        localTimes(region);
+      } catch (error) {
+        // Offline for a moment: try again at the next tick.
+      }
+    }, 3000);
+  }
+});

@@ -1,0 +1,66 @@
+import HeraldCore
+import Synchronization
+
+/// One provider's health for one app on this instance, as the console's Overview shows it: its
+/// connections now, and what its answers have been since this instance started.
+public struct ProviderHealth: Sendable, Equatable {
+    public var provider: PushProvider
+    /// Whether this instance has made the app's client yet (it is made at the first send).
+    public var started: Bool
+    /// Connections open now, and sends in flight on them.
+    public var connections: Int
+    public var inFlight: Int
+    /// Answers since start: accepted, refused for the device or the message, and retried.
+    public var sent: Int64
+    public var refused: Int64
+    public var retries: Int64
+    public var lastSuccessAt: Timestamp?
+    /// The last answer that was not a success (a refusal or a retry), with the service's reason.
+    public var lastError: String?
+    public var lastErrorAt: Timestamp?
+
+    public init(provider: PushProvider) {
+        self.provider = provider
+        started = false
+        connections = 0
+        inFlight = 0
+        sent = 0
+        refused = 0
+        retries = 0
+    }
+}
+
+/// The answers half of `ProviderHealth`, kept per app and provider by every fan-out of this instance.
+final class ProviderHealthBook: Sendable {
+    private struct Key: Hashable {
+        let app: String
+        let provider: PushProvider
+    }
+
+    private let records = Mutex<[Key: ProviderHealth]>([:])
+
+    func record(app: String, provider: PushProvider, _ answer: ProviderAnswer, now: Timestamp) {
+        records.withLock { records in
+            let key = Key(app: app, provider: provider)
+            var health = records[key] ?? ProviderHealth(provider: provider)
+            switch answer.decision {
+            case .done:
+                health.sent += 1
+                health.lastSuccessAt = now
+            case .retry:
+                health.retries += 1
+                health.lastError = answer.reason ?? answer.reasonLabel ?? "retried"
+                health.lastErrorAt = now
+            case .removeToken, .deactivateToken, .fail, .abort:
+                health.refused += 1
+                health.lastError = answer.reason ?? answer.reasonLabel ?? "refused"
+                health.lastErrorAt = now
+            }
+            records[key] = health
+        }
+    }
+
+    func health(app: String, provider: PushProvider) -> ProviderHealth {
+        records.withLock { $0[Key(app: app, provider: provider)] } ?? ProviderHealth(provider: provider)
+    }
+}
