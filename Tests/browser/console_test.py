@@ -28,7 +28,7 @@ from playwright.sync_api import expect, sync_playwright
 HERALD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/herald")
 CHROMIUM = os.environ.get("HERALD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = os.environ.get("HERALD_CONSOLE_SCREENSHOTS")
-NAVIGATION = ["Overview", "Channels", "Devices", "Messages", "Operations"]
+NAVIGATION = ["Overview", "Channels", "Devices", "Messages", "Send", "Templates", "Operations"]
 
 
 class Server:
@@ -259,6 +259,73 @@ def run(browser, demo, two_apps):
     check(message_id in page.content(), "the page names the message")
     shot(page, "message")
 
+    # The Send page: the recipients counted before sending, the preview following the fields, then a push to
+    # a channel sent from the console and followed to "published" with the counts the mocks received.
+    nav(page, "Send")
+    page.get_by_label("Message").fill("Sent from the composer")
+    page.get_by_label("Title", exact=True).fill("Composer")
+    expect(page.locator('.ios [data-preview="ios-title"]')).to_have_text("Composer")
+    expect(page.locator('.android [data-preview="message"]')).to_have_text("Sent from the composer")
+    check(True, "the iOS and Android previews follow the fields as they are typed")
+    page.get_by_label("Channels", exact=True).fill("news")
+    page.get_by_role("button", name="Count recipients").click()
+    expect(page.locator("#recipients")).to_contain_text("2 devices (iOS 1, Android 1), counted exactly")
+    check(page.get_by_label("Message").input_value() == "Sent from the composer", "the form keeps its values after counting")
+    page.get_by_label("Channels", exact=True).fill("news, sports")
+    page.get_by_label("iOS", exact=True).check()
+    page.get_by_role("button", name="Count recipients").click()
+    expect(page.locator("#recipients")).to_contain_text("2 devices (iOS 2), counted exactly")
+    check(True, "two channels count each device once, and the platform filter narrows them")
+    shot(page, "send")
+    page.get_by_label("iOS", exact=True).uncheck()
+    page.get_by_label("Badge (iOS)").fill("-2")
+    page.get_by_role("button", name="Send", exact=True).click()
+    check(page.locator("#f-badge").evaluate("element => !element.validity.valid"), "the browser holds back a negative badge itself")
+    page.get_by_label("Badge (iOS)").fill("")
+    page.get_by_label("Channels", exact=True).fill("news/today")
+    page.get_by_role("button", name="Send", exact=True).click()
+    expect(page.locator("#send-error")).to_contain_text("Channel name is invalid")
+    check(page.get_by_label("Message").input_value() == "Sent from the composer", "a refusal comes back as the API's message on the same form")
+    page.get_by_label("Channels", exact=True).fill("news")
+    page.get_by_role("button", name="Send", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Message to news")
+    expect(page.locator('[data-field="state"]')).to_have_text("published", timeout=20000)
+    expect(page.locator('[data-field="ios-sent"]')).to_have_text("1")
+    expect(page.locator('[data-field="android-sent"]')).to_have_text("1")
+    apns = json.load(urllib.request.urlopen(demo.mocks["APNs"], timeout=10))
+    fcm = json.load(urllib.request.urlopen(demo.mocks["FCM"], timeout=10))
+    check(sum("Sent from the composer" in item["payload"] and "Composer" in item["payload"] for item in apns) == 1,
+          "the composer's push reached the mock APNs once, with its title")
+    check(sum(item["message"].get("notification", {}).get("title") == "Composer" for item in fcm) == 1,
+          "and the mock FCM once")
+
+    # Templates: one made in the console, previewed, then sent with a value to its channel.
+    nav(page, "Templates")
+    expect(page.get_by_text("No templates yet")).to_be_visible()
+    page.get_by_label("Name").fill("welcome")
+    page.get_by_label("Message").fill("Welcome back, {name}")
+    page.locator("#f-ios-alertTitle").fill("Hello again")
+    page.locator("#f-android-contentTitle").fill("Hello from Android")
+    expect(page.locator('.ios [data-preview="ios-title"]')).to_have_text("Hello again")
+    expect(page.locator('.android [data-preview="android-title"]')).to_have_text("Hello from Android")
+    page.get_by_label("Channels").fill("sports")
+    page.get_by_role("button", name="Create template").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Template welcome")
+    expect(page.get_by_role("status")).to_have_text("Saved.")
+    check(page.get_by_label("Values").input_value().strip() == "name:", "the send form offers the template's placeholder")
+    status, body = demo.api("GET", f"/demo/{admin}/admin/pushtemplates/welcome")
+    check(status == 200 and body.get("ios", {}).get("alertTitle") == "Hello again", f"the API reads the template made in the console: {body}")
+    shot(page, "template")
+    page.get_by_label("Values").fill("name: Carol")
+    page.get_by_role("button", name="Send to channel sports").click()
+    expect(page.locator('[data-field="state"]')).to_have_text("published", timeout=20000)
+    expect(page.locator('[data-field="ios-sent"]')).to_have_text("2")
+    apns = json.load(urllib.request.urlopen(demo.mocks["APNs"], timeout=10))
+    check(sum("Welcome back, Carol" in item["payload"] for item in apns) == 2, "the template push reached both sports devices, filled")
+    nav(page, "Templates")
+    expect(page.get_by_role("link", name="welcome")).to_be_visible()
+    shot(page, "templates")
+
     # A scheduled message is cancelled from its page.
     later = int(time.time() * 1000) + 3_600_000
     status, body = demo.api("POST", f"/demo/{server_key}/messaging/sports", {"message": "Later", "publishAt": later})
@@ -298,13 +365,21 @@ def run(browser, demo, two_apps):
     page.get_by_role("button", name="Sweep now").click()
     expect(page.get_by_role("status")).to_contain_text("Swept:")
     check(True, "a sweep runs from the console")
+    expect(page.get_by_text("Configuration in force")).to_be_visible()
+    check(admin not in page.content() and demo.keys["server"] not in page.content(), "the configuration shows no key")
     shot(page, "operations")
 
     # The Overview counts the day's messages by outcome: the two published and the one cancelled above.
     nav(page, "Overview")
-    expect(page.locator('[data-status="published"]')).to_have_text("2")
+    expect(page.locator('[data-status="published"]')).to_have_text("4")
     expect(page.locator('[data-status="cancelled"]')).to_have_text("1")
     check(True, "the overview counts the last day's messages by outcome")
+    ios = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="iOS", exact=True))
+    expect(ios.get_by_role("cell").first).to_have_text("2")
+    check(True, "the overview counts devices by platform")
+    apns_health = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="APNs", exact=True))
+    expect(apns_health).to_contain_text("open")
+    check(True, "the overview shows the APNs connection on this instance")
     shot(page, "overview")
 
     # A cross-site POST with the session's cookie is refused.
@@ -317,11 +392,13 @@ def run(browser, demo, two_apps):
     phone = browser.new_context(viewport={"width": 375, "height": 740})
     phone.add_cookies([c for c in context.cookies() if c["name"] == "herald_console"])
     small = phone.new_page()
-    for path, name in [("/console", "overview"), ("/console/devices", "devices"), ("/console/devices/alice-iphone", "device")]:
+    for path, name in [("/console", "overview"), ("/console/devices", "devices"), ("/console/devices/alice-iphone", "device"),
+                       ("/console/send", "send"), ("/console/templates/welcome", "template"), ("/console/operations", "operations")]:
         small.goto(base + path)
         width = small.evaluate("document.documentElement.scrollWidth")
         check(width <= 375, f"{path} fits 375 px (scroll width {width})")
-    shot(small, "devices-375")
+        if name in ("devices", "send"):
+            shot(small, f"{name}-375")
     phone.close()
 
     # Log out: the session is gone, in this browser and for its old cookie.

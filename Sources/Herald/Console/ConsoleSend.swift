@@ -97,7 +97,7 @@ extension ConsoleRoutes {
               \(field("sound", "Sound", hint: "A sound file name in the app, or default."))
             </fieldset>
             <fieldset><legend>Audience</legend>
-              <div class="radios">\(radio("audience", "channels", "Channels", default: true)) \(radio("audience", "devices", "Devices by id (singlecast)"))</div>
+              <div class="radios">\(radio("audience", "channels", "To channels", default: true)) \(radio("audience", "devices", "To devices by id (singlecast)"))</div>
               \(field("channels", "Channels", hint: "One or more channel names, separated by commas. With several, each device gets the message once.", attributes: "spellcheck=\"false\""))
               <div class="field"><label for="f-devices">Device ids</label>
               <textarea id="f-devices" name="devices" rows="2" spellcheck="false" aria-describedby="devices-hint">\(value("devices"))</textarea>
