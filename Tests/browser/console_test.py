@@ -12,6 +12,7 @@ Needs: pip install playwright; apt-get install chromium (HERALD_CHROMIUM names a
 Exits non-zero, naming the check, on the first failure.
 """
 
+import glob
 import json
 import os
 import re
@@ -119,6 +120,55 @@ def seed(server):
         check(status == 200 and body.get("allowed") is True, f"launched {device_id}: {body}")
 
 
+def postgres_database():
+    """A fresh database on the test PostgreSQL server (HERALD_TEST_POSTGRES_URL, as scripts/with-postgres.sh
+    exports it), or None without one. Returns (url, drop)."""
+    server = os.environ.get("HERALD_TEST_POSTGRES_URL")
+    if not server:
+        return None
+    psql = shutil.which("psql") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))), None)
+    if psql is None:
+        raise SystemExit("FAILED: HERALD_TEST_POSTGRES_URL is set but there is no psql")
+    name = f"herald_console_{os.getpid()}"
+    subprocess.run([psql, server, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
+    base, _, query = server.partition("?")
+    url = base.rsplit("/", 1)[0] + "/" + name + ("?" + query if query else "")
+    return url, lambda: subprocess.run([psql, server, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
+
+
+def across_instances(browser):
+    """Two servers on one PostgreSQL database, as behind a load balancer: a session opened through one
+    works through the other, and logging out through the second ends it for the first."""
+    database = postgres_database()
+    if database is None:
+        print("skipped: sessions across instances (no HERALD_TEST_POSTGRES_URL; scripts/with-postgres.sh sets it)")
+        return
+    url, drop = database
+    config = {
+        "database": {"url": url},
+        "apps": [{"id": "shop", "keys": [{"key": "shop-admin-key-0123456789", "role": "admin"}]}],
+    }
+    first = Server(config)
+    second = Server(config)
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        login(page, first.base, "shop", "shop-admin-key-0123456789")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Overview")
+        # Both listen on 127.0.0.1, so the browser sends the one cookie to either (cookies ignore the port).
+        page.goto(second.base + "/console/devices")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Devices")
+        check(page.url.startswith(second.base), "on PostgreSQL, a session opened through one instance works through another")
+        page.get_by_role("button", name="Log out").click()
+        page.goto(first.base + "/console")
+        check(page.url.endswith("/console/login"), "logged out through the second instance, the first refuses the session too")
+        context.close()
+    finally:
+        first.stop()
+        second.stop()
+        drop()
+
+
 def main():
     demo = Server()
     two_apps = Server({
@@ -133,6 +183,7 @@ def main():
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             try:
                 run(browser, demo, two_apps)
+                across_instances(browser)
             finally:
                 browser.close()
     finally:
