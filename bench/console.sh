@@ -34,6 +34,20 @@ measure() {
         "$(echo "$out" | awk '$1=="Latency" && NF>3 {print $4}')"
 }
 
+# once NAME PATH COOKIE [FORM]: one request's time (a GET, or a POST of FORM), for what is cached after it.
+once() {
+    local name=$1 path=$2 cookie=$3 form=${4:-}
+    local out
+    if [ -n "$form" ]; then
+        out=$(curl -s -o /tmp/console-bench-once.html -w '%{http_code} %{time_total}' -H "Cookie: herald_console=$cookie" \
+            -H "Origin: http://$HOST:$PORT" --data "$form" "http://$HOST:$PORT$path")
+    else
+        out=$(curl -s -o /tmp/console-bench-once.html -w '%{http_code} %{time_total}' -H "Cookie: herald_console=$cookie" "http://$HOST:$PORT$path")
+    fi
+    [ "${out%% *}" = 200 ] || { echo "console bench: $path answered ${out%% *}" >&2; exit 1; }
+    printf '%-34s one request: %6.1f ms\n' "$name" "$(awk -v t="${out#* }" 'BEGIN { print t * 1000 }')"
+}
+
 run_on() {
     local db=$1
     start_server "$db"
@@ -62,6 +76,21 @@ run_on() {
     measure "  API the same" "/bench/k-admin/messaging/messages?limit=50&cursor=$cursor"
     measure "Messages status=failed" "/console/messages?status=failed" "$cookie"
     measure "Messages channel=channel-2" "/console/messages?channel=channel-2" "$cookie"
+    # The Overview and Channels count by platform once a minute per app (a pass over the devices or the
+    # channels' registrations): the first request pays it, the rest read the cache.
+    once "Overview, first (counts devices)" "/console" "$cookie"
+    measure "Overview, cached counts" "/console" "$cookie"
+    once "Channels, first (by platform)" "/console/channels" "$cookie"
+    measure "Channels, cached counts" "/console/channels" "$cookie"
+    # Send's recipient count: exact within a second, else an estimate (what the page says is shown).
+    local csrf
+    csrf=$(curl -s -H "Cookie: herald_console=$cookie" "http://$HOST:$PORT/console/send" | sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' | head -1)
+    once "Send: count channel-1" "/console/send" "$cookie" "csrf=$csrf&intent=count&message=x&channels=channel-1"
+    echo "    $(grep -o 'Recipients now:.*</p>' /tmp/console-bench-once.html | sed 's/<[^>]*>//g')"
+    once "Send: count channel-1, Android" "/console/send" "$cookie" "csrf=$csrf&intent=count&message=x&channels=channel-1&for-android=on"
+    echo "    $(grep -o 'Recipients now:.*</p>' /tmp/console-bench-once.html | sed 's/<[^>]*>//g')"
+    once "Send: count segment appVersion>=3" "/console/send" "$cookie" "csrf=$csrf&intent=count&message=x&channels=channel-1&appVersionAtLeast=3"
+    echo "    $(grep -o 'Recipients now:.*</p>' /tmp/console-bench-once.html | sed 's/<[^>]*>//g')"
     stop_server
 }
 

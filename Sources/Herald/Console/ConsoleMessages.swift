@@ -36,7 +36,7 @@ extension ConsoleRoutes {
                 <td><span class="state state-\(Self.state(message))">\(Self.state(message))</span></td>
                 <td class="number">\(counts.sent.grouped)</td><td class="number">\(counts.failed.grouped)</td>
                 <td class="number">\(counts.pending.grouped)</td>
-                <td class="number">\(counts[.apns].sent.grouped) / \(counts[.fcm].sent.grouped)</td>
+                \(HTML.join(PushProvider.allCases.map { "<td class=\"number\">\(counts[$0].sent.grouped)</td>" }))
                 <td>\(message.errorMessage ?? "") \(reason)</td></tr>
                 """
         }
@@ -55,7 +55,8 @@ extension ConsoleRoutes {
             headers: """
                 <th scope="col">Accepted</th><th scope="col">Audience</th><th scope="col">Status</th>
                 <th scope="col" class="number">Sent</th><th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
-                <th scope="col" class="number">Sent iOS / Android</th><th scope="col">Error or commonest failure</th>
+                \(HTML.join(PushProvider.allCases.map { "<th scope=\"col\" class=\"number\">Sent by \($0.displayName)</th>" }))
+                <th scope="col">Error or commonest failure</th>
                 """, rows: rows,
             empty: "No messages match. A message appears here when a backend publishes (POST /{appId}/{apiKey}/messaging/{channel}).")
         let next = ConsolePage.next(
@@ -85,13 +86,18 @@ extension ConsoleRoutes {
     /// The fields a message's page shows and its live progress updates (`data-field` names).
     static func progress(_ message: StoredMessage) -> [String: String] {
         let counts = message.deliveries
-        return [
+        var fields = [
             "state": state(message), "targeted": counts.targeted.grouped, "sent": counts.sent.grouped, "failed": counts.failed.grouped,
-            "pending": counts.pending.grouped, "ios-sent": counts[.apns].sent.grouped, "ios-failed": counts[.apns].failed.grouped,
-            "android-sent": counts[.fcm].sent.grouped, "android-failed": counts[.fcm].failed.grouped,
-            "tokens-removed": counts.tokensRemoved.grouped, "tokens-deactivated": counts.tokensDeactivated.grouped,
-            "occurrences": message.occurrences.grouped, "error": message.errorMessage ?? "",
+            "pending": counts.pending.grouped, "tokens-removed": counts.tokensRemoved.grouped,
+            "tokens-deactivated": counts.tokensDeactivated.grouped, "occurrences": message.occurrences.grouped,
+            "error": message.errorMessage ?? "",
         ]
+        // Per push service, by its configuration key: `apns-sent`, `fcm-failed`, ….
+        for provider in PushProvider.allCases {
+            fields["\(provider.rawValue)-sent"] = counts[provider].sent.grouped
+            fields["\(provider.rawValue)-failed"] = counts[provider].failed.grouped
+        }
+        return fields
     }
 
     static func finished(_ message: StoredMessage) -> Bool { [.published, .failed, .cancelled].contains(message.status) }
@@ -151,8 +157,12 @@ extension ConsoleRoutes {
             <tbody>
             <tr><th scope="row">All</th><td class="number">\(field("targeted"))</td><td class="number">\(field("sent"))</td>
             <td class="number">\(field("failed"))</td><td class="number">\(field("pending"))</td></tr>
-            <tr><th scope="row">iOS and macOS (APNs)</th><td></td><td class="number">\(field("ios-sent"))</td><td class="number">\(field("ios-failed"))</td><td></td></tr>
-            <tr><th scope="row">Android (FCM)</th><td></td><td class="number">\(field("android-sent"))</td><td class="number">\(field("android-failed"))</td><td></td></tr>
+            \(HTML.join(PushProvider.allCases.map { provider in
+                """
+                <tr><th scope="row">\(provider.displayName): \(provider.systems.map(\.displayName).joined(separator: ", "))</th><td></td>
+                <td class="number">\(field("\(provider.rawValue)-sent"))</td><td class="number">\(field("\(provider.rawValue)-failed"))</td><td></td></tr>
+                """
+            }))
             </tbody>
             </table>
             <p>Tokens removed (no longer valid): \(field("tokens-removed")); devices deactivated: \(field("tokens-deactivated")).</p>

@@ -143,7 +143,7 @@ extension ConsoleRoutes {
             let encoded = Self.pathSegment(name)
             let counts = platforms[channel.name] ?? [:]
             let byPlatform = HTML.join(
-                [DeviceOS.ios, .android, .osx].map { "<td class=\"number\">\(Int64(counts[$0] ?? 0).grouped)</td>" })
+                DeviceOS.served.map { "<td class=\"number\">\(Int64(counts[$0] ?? 0).grouped)</td>" })
             return """
                 <tr><td><a href="/console/devices?channel=\(Self.queryValue(name))">\(name)</a></td>
                 <td class="number">\(Int64(channel.registrations).grouped)</td>\(byPlatform)
@@ -155,8 +155,8 @@ extension ConsoleRoutes {
         let table = ConsolePage.table(
             caption: "Channels by name, with their live registrations (by platform: counted again at most once a minute)",
             headers: """
-                <th scope="col">Channel</th><th scope="col" class="number">Registrations</th><th scope="col" class="number">iOS</th>
-                <th scope="col" class="number">Android</th><th scope="col" class="number">macOS</th><th scope="col">Actions</th>
+                <th scope="col">Channel</th><th scope="col" class="number">Registrations</th>\(HTML.join(DeviceOS.served.map { "<th scope=\"col\" class=\"number\">\($0.displayName)</th>" }))
+                <th scope="col">Actions</th>
                 """,
             rows: Array(rows),
             empty: "No channels yet. A channel appears when a device registers into it (POST /{appId}/{apiKey}/messaging/registrations).")
@@ -222,7 +222,7 @@ extension ConsoleRoutes {
             <form method="get" action="/console/devices" class="filters" role="search">
               <label>Search <input name="q" value="\(query["q"])" placeholder="device id, install id or name"></label>
               <label>Channel <input name="channel" value="\(query["channel"])"></label>
-              <label>OS <select name="os">\(option("", "any", "os"))\(option("IOS", "iOS", "os"))\(option("ANDROID", "Android", "os"))\(option("OSX", "macOS", "os"))</select></label>
+              <label>OS <select name="os">\(option("", "any", "os"))\(HTML.join(DeviceOS.allCases.map { option($0.rawValue, $0.displayName, "os") }))</select></label>
               <label>State <select name="active">\(option("", "any", "active"))\(option("true", "active", "active"))\(option("false", "off", "active"))</select></label>
               <label>App version <input name="appVersion" value="\(query["appVersion"])"></label>
               <button type="submit">Filter</button>

@@ -103,7 +103,7 @@ extension ConsoleRoutes {
               <textarea id="f-devices" name="devices" rows="2" spellcheck="false" aria-describedby="devices-hint">\(value("devices"))</textarea>
               <small id="devices-hint">For singlecast: device ids separated by spaces, commas or lines (at most 1,000).</small></div>
               <fieldset class="inline-set"><legend>Platforms</legend>
-                \(check("for-ios", "iOS")) \(check("for-android", "Android")) \(check("for-osx", "macOS"))
+                \(Self.platformChecks { composition.checked(Self.platformField($0)) })
                 <small>None ticked: every platform.</small>
               </fieldset>
               <fieldset class="inline-set"><legend>Segment (only devices that match every condition given)</legend>
@@ -190,14 +190,14 @@ extension ConsoleRoutes {
         """
     }
 
-    static func platformName(_ os: DeviceOS) -> String {
-        switch os {
-        case .ios: "iOS"
-        case .android: "Android"
-        case .osx: "macOS"
-        case .wp: "Windows Phone"
-        }
+    static func platformName(_ os: DeviceOS) -> String { os.displayName }
+
+    /// A checkbox per platform a push service serves (`for-ios`, …), ticked when `ticked` says so.
+    static func platformChecks(_ ticked: (DeviceOS) -> Bool) -> HTML {
+        HTML.join(DeviceOS.served.map { ConsolePage.check(platformField($0), $0.displayName, checked: ticked($0)) + " " })
     }
+
+    static func platformField(_ os: DeviceOS) -> String { "for-\(os.rawValue.lowercased())" }
 }
 
 /// The Send form's values, and the publish body they make.
@@ -269,10 +269,8 @@ struct Composition {
         for name in ["ios-content-available", "ios-mutable-content"] where checked(name) { headers[name] = .bool(true) }
         if !headers.isEmpty { body["headers"] = .object(headers) }
 
-        var platforms: [String] = []
-        if checked("for-ios") { platforms.append("FOR_IOS") }
-        if checked("for-android") { platforms.append("FOR_ANDROID") }
-        if checked("for-osx") { platforms.append("FOR_OSX") }
+        // Each ticked platform by its broadcast name (FOR_IOS, …).
+        let platforms = DeviceOS.served.filter { checked(ConsoleRoutes.platformField($0)) }.map { "FOR_\($0.rawValue)" }
         if !platforms.isEmpty { body["pushBroadcast"] = .string(platforms.joined(separator: "|")) }
 
         var segment: [String: JSONValue] = [:]

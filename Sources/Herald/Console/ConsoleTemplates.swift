@@ -119,8 +119,7 @@ extension ConsoleRoutes {
             <fieldset><legend>Audience</legend>
               \(field("channels", "Channels", hint: "Channel names separated by commas; empty: every device of the app.", attributes: "spellcheck=\"false\""))
               <fieldset class="inline-set"><legend>Platforms</legend>
-                \(ConsolePage.check("for-ios", "iOS", checked: platforms.contains("IOS"))) \(ConsolePage.check("for-android", "Android", checked: platforms.contains("ANDROID")))
-                \(ConsolePage.check("for-osx", "macOS", checked: platforms.contains("OSX")))
+                \(Self.platformChecks { platforms.contains($0.rawValue) })
                 <small>None ticked: every platform.</small>
               </fieldset>
             </fieldset>
@@ -145,11 +144,7 @@ extension ConsoleRoutes {
             guard let template = try await templates.template(app: app, name: name) else { throw HeraldFault.unknownTemplate(name) }
             return template
         }
-        var platforms: [String] = []
-        for (field, os) in [("for-ios", "IOS"), ("for-android", "ANDROID"), ("for-osx", "OSX")] where form[field] == "on" {
-            platforms.append(os)
-        }
-        form["platforms"] = platforms.joined(separator: " ")
+        form["platforms"] = DeviceOS.served.filter { form[Self.platformField($0)] == "on" }.map(\.rawValue).joined(separator: " ")
         let name = editing ?? (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
         do {
             let template = try PushTemplate(name: name, json: try Self.templateBody(form, existing: existing))

@@ -5,6 +5,19 @@ public enum DeviceOS: String, Sendable, CaseIterable, Codable {
     case android = "ANDROID"
     case wp = "WP"
 
+    /// How people name it (the console's pages).
+    public var displayName: String {
+        switch self {
+        case .ios: "iOS"
+        case .osx: "macOS"
+        case .android: "Android"
+        case .wp: "Windows Phone"
+        }
+    }
+
+    /// The systems some push service delivers to (in `PushProvider`'s order): the ones a page offers.
+    public static var served: [DeviceOS] { PushProvider.allCases.flatMap(\.systems) }
+
     /// Apple platforms use hex APNs tokens.
     public var usesHexTokens: Bool { self == .ios || self == .osx }
 
