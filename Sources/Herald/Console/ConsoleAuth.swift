@@ -49,6 +49,9 @@ enum ConsoleCookie {
     }
 
     /// On every console answer: scripts and styles from /console/assets only, nothing inline, no framing.
+    /// The header console.js sends with a region's background refresh (`data-refresh`).
+    static let refreshHeader = HTTPField.Name("Herald-Refresh")!
+
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -142,7 +145,10 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var live: ConsoleSession?
         if let token = ConsoleCookie.token(request),
-            let session = try await sessions.session(tokenHash: ConsoleCookie.hash(token), now: clock.now, policy: policy)
+            let session = try await sessions.session(
+                tokenHash: ConsoleCookie.hash(token), now: clock.now, policy: policy,
+                // console.js marks its background refreshes: they must not keep an unattended page's session alive.
+                touch: request.headers[ConsoleCookie.refreshHeader] == nil)
         {
             // The admin key it was opened with has been removed from the configuration: it ends.
             if apps.hasAdminKey(app: session.app, hash: session.keyHash) {

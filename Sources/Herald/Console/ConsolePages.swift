@@ -376,19 +376,18 @@ extension ConsoleRoutes {
             """
         return """
             <dl class="facts"><dt>Posts to</dt><dd><code>\(Self.withoutSecrets(target.url))</code></dd><dt>Events waiting</dt>\(waiting)
-            <dt>Last failure</dt><dd>\(backlog.lastError ?? "none")</dd></dl>
+            <dt>A failure</dt><dd>\(backlog.lastError.map { "\($0) (of the event retried most)" } ?? "none")</dd></dl>
             """
     }
 
-    /// A URL as a page may show it: no user, password, query or fragment (they may carry a token).
+    /// A URL as a page may show it: its scheme, host and port only (a user, password, path, query or
+    /// fragment may carry a token, as Slack-style webhook paths do).
     static func withoutSecrets(_ url: String) -> String {
-        guard var components = URLComponents(string: url) else { return "(not shown)" }
-        components.user = nil
-        components.password = nil
-        let hidden = components.query != nil || components.fragment != nil
-        components.query = nil
-        components.fragment = nil
-        return (components.string ?? "(not shown)") + (hidden ? " (query not shown)" : "")
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
+            return "(not shown)"
+        }
+        let rest = components.path.count > 1 || components.query != nil || components.fragment != nil ? "/… (path not shown)" : ""
+        return "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")\(rest)"
     }
 
     /// Every setting in force, secrets masked; of the apps' settings only this app's (another app's keys

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDispatch
 import HeraldStore
 import Hummingbird
 
@@ -35,12 +36,17 @@ extension ConsoleRoutes {
                     app: console.session.app,
                     filter: RecipientFilter(
                         channel: channels[0], devices: publish.singlecast?.map(\.rawValue),
-                        systems: DeviceOS.allCases.filter(publish.broadcast.includes), segment: publish.segment,
+                        systems: countedSystems(publish.broadcast, app: console.session.app), segment: publish.segment,
                         audience: channels.count > 1 && publish.singlecast == nil ? channels : nil),
                     now: now)
+                // A platform the message names whose push service has no settings for the app gets nothing: say so.
+                let unsent = PushProvider.allCases.filter { provider in
+                    dispatcher?.isConfigured(provider, for: console.session.app) == false
+                        && provider.systems.contains(where: publish.broadcast.includes)
+                }
                 return ConsolePage.page(
                     title: "Send", current: "/console/send", console: console,
-                    composer(console, composition, count: count))
+                    composer(console, composition, count: count, unsent: unsent))
             }
             let id = try await MessageRoutes.publish(
                 body, app: console.session.app, channel: channels[0], channels: channels, messages: messages, clock: clock,
@@ -54,8 +60,17 @@ extension ConsoleRoutes {
         }
     }
 
+    /// The systems a fan-out of this app would send to: those the broadcast includes that a push service
+    /// serves and the app has settings for (as the dispatcher picks them).
+    func countedSystems(_ broadcast: PushBroadcast, app: String) -> [DeviceOS] {
+        PushProvider.allCases.filter { dispatcher?.isConfigured($0, for: app) ?? true }.flatMap(\.systems).filter(broadcast.includes)
+    }
+
     /// The composer with `composition`'s values, and the recipients counted or the error of the last try.
-    func composer(_ console: ConsoleRequest, _ composition: Composition, count: RecipientCount? = nil, error: String? = nil) -> HTML {
+    func composer(
+        _ console: ConsoleRequest, _ composition: Composition, count: RecipientCount? = nil, unsent: [PushProvider] = [],
+        error: String? = nil
+    ) -> HTML {
         let value = composition.value
         func field(_ name: String, _ label: String, type: String = "text", hint: String = "", attributes: HTML = "") -> HTML {
             ConsolePage.field(name, label, value: value(name), type: type, hint: hint, attributes: attributes)
@@ -78,9 +93,12 @@ extension ConsoleRoutes {
                     count.bySystem[os].map { "\(Self.platformName(os)) \($0.grouped)" }
                 }
                 let detail = systems.isEmpty ? "" : " (\(systems.joined(separator: ", ")))"
+                let skipped = unsent.map {
+                    " Not counted: \($0.systems.map(\.displayName).joined(separator: " and ")) devices, since this app has no \($0.displayName) settings."
+                }.joined()
                 return count.exact
-                    ? "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: <strong>\(count.total.grouped)</strong> devices\(detail), counted exactly.</p>"
-                    : "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: about <strong>\(count.total.grouped)</strong> devices\(detail). This is an <strong>estimate</strong>: counting every one takes over a second, so the part counted was scaled up.</p>"
+                    ? "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: <strong>\(count.total.grouped)</strong> devices\(detail), counted exactly.\(skipped)</p>"
+                    : "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: about <strong>\(count.total.grouped)</strong> devices\(detail). This is an <strong>estimate</strong>: counting every one takes over a second, so the part counted was scaled up.\(skipped)</p>"
             } ?? ""
         return """
             \(alert)
@@ -111,7 +129,7 @@ extension ConsoleRoutes {
                 \(field("appVersionBelow", "App version below", attributes: "placeholder=\"3.0\""))
                 \(field("locales", "Locales", hint: "Language tags, comma separated: de, fr-CA.", attributes: "spellcheck=\"false\""))
                 \(field("deviceModels", "Device models", hint: "Model identifiers separated by spaces: iPhone15,2 iPad13,1.", attributes: "spellcheck=\"false\""))
-                \(field("seenWithinDays", "Seen in the last … days", type: "number", attributes: "min=\"1\" max=\"3660\""))
+                \(field("seenWithinDays", "Seen in the last … days", type: "number", hint: "Counted back from when you press Send, also for a later or repeating push.", attributes: "min=\"1\" max=\"3660\""))
               </fieldset>
             </fieldset>
             <fieldset><legend>When</legend>
@@ -220,6 +238,8 @@ struct Composition {
             || !["", "PUSH"].contains(value("publishPolicy"))
     }
 
+    static let numericHeaders: Set<String> = ["apns-priority", "android-ttl"]
+
     /// Form fields that are publish headers of the same name.
     static let headerFields = [
         "ios-category", "ios-thread-id", "apns-priority", "apns-collapse-id", "android-channel-id", "android-icon", "android-priority",
@@ -264,7 +284,8 @@ struct Composition {
         }
         for name in Self.headerFields {
             guard let text = text(name) else { continue }
-            headers[name] = Int64(text).map(JSONValue.integer) ?? .string(text)
+            // Numbers only where the API takes a number; a thread or collapse id "007" stays as written.
+            headers[name] = Self.numericHeaders.contains(name) ? Int64(text).map(JSONValue.integer) ?? .string(text) : .string(text)
         }
         for name in ["ios-content-available", "ios-mutable-content"] where checked(name) { headers[name] = .bool(true) }
         if !headers.isEmpty { body["headers"] = .object(headers) }
@@ -310,8 +331,10 @@ struct Composition {
             }
             body["publishAt"] = .integer(first.milliseconds)
             if value("when") == "repeat" {
-                guard let minutes = text("repeatMinutes").flatMap({ Int64($0) }), minutes > 0 else {
-                    throw .invalidParameter("repeatEvery", "give the minutes between pushes (at least 1)")
+                // Checked here as minutes (the API checks the seconds): a huge number must not overflow × 60.
+                let most = PublishSchedule.maximumRepeatSeconds / 60
+                guard let minutes = text("repeatMinutes").flatMap({ Int64($0) }), (1...most).contains(minutes) else {
+                    throw .invalidParameter("repeatEvery", "give the minutes between pushes, from 1 to \(most)")
                 }
                 body["repeatEvery"] = .integer(minutes * 60)
                 if let until = try time("repeatUntil") { body["repeatExpiresAt"] = .integer(until.milliseconds) }

@@ -139,7 +139,7 @@ extension ConsoleRoutes {
     func saveTemplate(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
         let app = console.session.app
         var form = console.form.all
-        let editing = context.parameters.get("templateName")
+        let editing = context.parameters.get("templateName") == nil ? nil : try AppScope.parameter("templateName", context)
         let existing = try await editing.asyncMap { name in
             guard let template = try await templates.template(app: app, name: name) else { throw HeraldFault.unknownTemplate(name) }
             return template
@@ -218,7 +218,9 @@ extension ConsoleRoutes {
         var audience: [String: JSONValue] = [:]
         let channels = Composition.list(form["channels"] ?? "")
         if !channels.isEmpty { audience["channels"] = .array(channels.map(JSONValue.string)) }
-        let platforms = (form["platforms"] ?? "").split(separator: " ").map { JSONValue.string(String($0)) }
+        // Systems no push service serves (WP, set through the API) have no checkbox: they are kept.
+        let kept = (existing?.audience.systems ?? []).filter { !DeviceOS.served.contains($0) }.map(\.rawValue)
+        let platforms = ((form["platforms"] ?? "").split(separator: " ").map(String.init) + kept).map(JSONValue.string)
         if !platforms.isEmpty { audience["os"] = .array(platforms) }
         if case .object(let stored) = existing?.body, case .object(let kept)? = stored["audience"], let segment = kept["segment"] {
             audience["segment"] = segment

@@ -41,8 +41,9 @@ public protocol ConsoleSessionStore: Sendable {
     func create(tokenHash: String, session: ConsoleSession) async throws
 
     /// The live session with this token hash, its last use moved to `now` (written at most once a
-    /// minute); nil when there is none or it timed out (and is then removed).
-    func session(tokenHash: String, now: Timestamp, policy: ConsoleSessionPolicy) async throws -> ConsoleSession?
+    /// minute) unless `touch` is false (a page's own background refresh, which is not the person using
+    /// it); nil when there is none or it timed out (and is then removed).
+    func session(tokenHash: String, now: Timestamp, policy: ConsoleSessionPolicy, touch: Bool) async throws -> ConsoleSession?
 
     /// Removes it (log out); false when there was none.
     @discardableResult
@@ -72,7 +73,8 @@ public struct SQLConsoleSessionStore: ConsoleSessionStore {
         }
     }
 
-    public func session(tokenHash: String, now: Timestamp, policy: ConsoleSessionPolicy) async throws -> ConsoleSession? {
+    public func session(tokenHash: String, now: Timestamp, policy: ConsoleSessionPolicy, touch: Bool = true) async throws -> ConsoleSession?
+    {
         let found = try await backend.read { db in
             try await db.raw(
                 "SELECT app_id, key_hash, csrf, created_at, last_seen_at FROM console_sessions WHERE token_hash = \(bind: tokenHash)"
@@ -89,6 +91,7 @@ public struct SQLConsoleSessionStore: ConsoleSessionStore {
             try await delete(tokenHash: tokenHash)
             return nil
         }
+        guard touch else { return found }
         if now.milliseconds - found.lastSeenAt.milliseconds >= Self.touchMilliseconds {
             try await backend.write { db in
                 try await db.raw(

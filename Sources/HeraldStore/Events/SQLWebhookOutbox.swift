@@ -81,7 +81,7 @@ public struct SQLWebhookOutbox: WebhookOutboxStore {
             let lastError = try await db.raw(
                 """
                 SELECT last_error FROM webhook_events WHERE app_id = \(bind: app) AND last_error IS NOT NULL
-                ORDER BY next_attempt_at DESC LIMIT 1
+                ORDER BY attempts DESC, id LIMIT 1
                 """
             ).first().map { try $0.decode(column: "last_error", as: String.self) }
             return WebhookBacklog(

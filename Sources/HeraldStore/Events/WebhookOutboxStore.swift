@@ -29,7 +29,7 @@ public struct WebhookBacklog: Sendable, Equatable {
     public var nextAttemptAt: Timestamp?
     /// The most attempts any waiting event has had.
     public var mostAttempts: Int
-    /// The failure of the event retried last, if any has failed.
+    /// The failure of the event retried most (the oldest of those), if any has failed.
     public var lastError: String?
 
     public init(

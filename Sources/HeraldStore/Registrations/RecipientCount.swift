@@ -18,7 +18,7 @@ public struct RecipientCount: Sendable, Equatable {
 
 extension RegistrationStore {
     /// Counts the recipients of `filter` with the query the fan-out pages with (`recipients`), page by
-    /// page, for at most `budget`. When the walk does not finish in time the count is an estimate: what
+    /// page, for about `budget` (checked between pages, so a slow page can run past it). When the walk does not finish in time the count is an estimate: what
     /// was counted, scaled by the share of the key span (`recipientKeyRange`) the walk covered, which
     /// assumes the matching devices are spread evenly over the keys.
     public func recipientCount(

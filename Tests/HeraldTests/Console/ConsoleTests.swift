@@ -152,6 +152,16 @@ import Testing
             h.clock.advance(milliseconds: 31 * 60_000)
             #expect(try await Self.send(h.client, .get, "/console", cookie: idle).status == .seeOther, "idle for 31 minutes")
 
+            // An open Overview's background refreshes are not use: the unattended page still times out.
+            let unattended = try await Self.login(h.client)
+            let refresh: HTTPFields = [HTTPField.Name("Herald-Refresh")!: "1"]
+            for _ in 0..<4 {
+                h.clock.advance(milliseconds: 10 * 60_000)
+                _ = try await Self.send(h.client, .get, "/console/running", cookie: unattended, headers: refresh)
+            }
+            #expect(
+                try await Self.send(h.client, .get, "/console", cookie: unattended).status == .seeOther, "refreshed, yet idle 40 minutes")
+
             let busy = try await Self.login(h.client)
             for _ in 0..<25 {
                 h.clock.advance(milliseconds: 29 * 60_000)
@@ -182,6 +192,18 @@ import Testing
             #expect(switched.status == .notFound)
             let record = try await h.client.call(.get, "/shop/k-admin/devices/shop-phone")
             #expect(record.body["isActive"] == .bool(true), "untouched")
+
+            // Nor its messages, templates or configuration.
+            _ = try await h.client.call(.post, "/shop/k-server/messaging/shop-news", json: #"{"message": "shop only"}"#)
+            _ = try await h.client.call(.put, "/shop/k-admin/admin/pushtemplates/shop-template", json: #"{"message": "m"}"#)
+            for path in ["/console", "/console/messages", "/console/templates", "/console/operations", "/console/channels"] {
+                let page = try await Self.send(h.client, .get, path, cookie: blog)
+                #expect(page.status == .ok, "\(path)")
+                for shop in ["shop-news", "shop-template", "shop only", "k-admin", "k-client", "k-server"] {
+                    #expect(!page.body.contains(shop), "\(path) shows \(shop)")
+                }
+            }
+            #expect(try await Self.send(h.client, .get, "/console/templates/shop-template", cookie: blog).status == .notFound)
         }
     }
 

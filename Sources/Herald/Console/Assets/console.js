@@ -74,7 +74,8 @@ document.addEventListener("DOMContentLoaded", () => {
     const timer = setInterval(async () => {
       if (document.hidden) return;
       try {
-        const response = await fetch(url, { credentials: "same-origin", redirect: "manual" });
+        // Marked as a refresh, so it does not count as use: an unattended page still times out.
+        const response = await fetch(url, { credentials: "same-origin", redirect: "manual", headers: { "Herald-Refresh": "1" } });
         // A session that ended answers with a redirect to the login page: stop rather than show it here.
         if (response.type === "opaqueredirect" || !response.ok) {
           clearInterval(timer);
