@@ -19,13 +19,14 @@ remove_db() { rm -f "$1" "$1-wal" "$1-shm"; }
 # db_url DB: a database URL as given (postgres://…, sqlite://…), or a SQLite file path as a sqlite:// URL.
 db_url() { case $1 in *://*) echo "$1" ;; *) echo "sqlite://$1" ;; esac; }
 
-# write_config FILE DB: the server configuration for one run (sweeper timer off).
+# write_config FILE DB: the server configuration for one run (sweeper timer off). BENCH_APP_PROVIDERS, when
+# set, is JSON members added to the bench app (its "apns" and "fcm" blocks).
 write_config() {
     cat >"$1" <<JSON
 {"http":{"host":"$HOST","port":$PORT},
  "database":{"url":"$(db_url "$2")"},
  "sweeper":{"intervalSeconds":0,"batchSize":1000},
- "apps":[{"id":"bench","keys":[{"key":"k-client","role":"client"},{"key":"k-admin","role":"admin"}]}]}
+ "apps":[{"id":"bench","keys":[{"key":"k-client","role":"client"},{"key":"k-admin","role":"admin"}]${BENCH_APP_PROVIDERS:+,$BENCH_APP_PROVIDERS}}]}
 JSON
 }
 

@@ -19,11 +19,9 @@ extension ConsoleRoutes {
         let filter = try MessageRoutes.filter(query)
         let cursor = try MessageRoutes.cursor(query)
         let page = try await messages.messages(app: console.session.app, filter: filter, after: cursor, limit: Self.pageSize)
-        // The commonest reason of each message with failures (one indexed lookup each, only for those).
-        var topReasons: [String: FailureReason] = [:]
-        for message in page.messages where message.deliveries.failed > 0 {
-            topReasons[message.id] = try await messages.failureReasons(app: console.session.app, id: message.id, limit: 1).first
-        }
+        // The commonest reason of each message with failures (one query for the page, only for those).
+        let topReasons = try await messages.commonestFailures(
+            app: console.session.app, ids: page.messages.filter { $0.deliveries.failed > 0 }.map(\.id))
         let rows = page.messages.map { message -> HTML in
             let counts = message.deliveries
             let reason: HTML =

@@ -18,7 +18,9 @@ extension ConsoleRoutes {
     func overview(_ console: ConsoleRequest) async throws -> Response {
         let app = console.session.app
         let now = clock.now
-        let channels = try await store.channels(app: app, after: nil, limit: 1001, now: now)
+        let (channels, channelsCounted) = try await channelCounts.value("\(app)\u{0}overview", now: now) {
+            try await store.channels(app: app, after: nil, limit: 1001, now: now)
+        }
         let shown = channels.prefix(1000)
         let registrations = shown.reduce(0) { $0 + $1.registrations }
         let problem = await readiness.problem()
@@ -34,7 +36,8 @@ extension ConsoleRoutes {
             <section class="cards" aria-label="Summary">
               <div class="card"><span class="label">Devices</span><span class="value">\(devices.counts.values.reduce(0) { $0 + $1.devices }.grouped)</span></div>
               <div class="card"><span class="label">Channels</span><span class="value">\(Int64(shown.count).grouped)\(more)</span></div>
-              <div class="card"><span class="label">Live registrations</span><span class="value">\(Int64(registrations).grouped)\(more)</span></div>
+              <div class="card"><span class="label">Live registrations</span><span class="value">\(Int64(registrations).grouped)\(more)</span>
+                <span class="muted">counted \(ConsolePage.time(channelsCounted))</span></div>
               <div class="card"><span class="label">Readiness</span><span class="value">\(problem == nil ? "ready" : "not ready")</span>
                 \(problem.map { HTML("<span class=\"muted\">\($0)</span>") } ?? "")</div>
             </section>
@@ -55,11 +58,8 @@ extension ConsoleRoutes {
 
     /// The app's devices by platform, counted at most once a minute per app on this instance.
     func deviceSummary(_ app: String) async throws -> (counts: [DeviceOS: DeviceCounts], counted: Timestamp) {
-        let now = ContinuousClock.now
-        if let cached = deviceSummaries.withLock({ $0[app] }), now - cached.at < .seconds(60) { return (cached.counts, cached.counted) }
-        let counted = clock.now
-        let counts = try await registry.summary(app: app, now: counted)
-        deviceSummaries.withLock { $0[app] = (now, counts, counted) }
+        let now = clock.now
+        let (counts, counted) = try await deviceSummaries.value(app, now: now) { try await registry.summary(app: app, now: now) }
         return (counts, counted)
     }
 
@@ -136,8 +136,16 @@ extension ConsoleRoutes {
     func channels(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         let query = try QueryParameters(request)
         let after = try query["after"].flatMap { $0.isEmpty ? nil : try ChannelName(validating: $0, property: "after") }
-        let found = try await store.channels(app: console.session.app, after: after, limit: Self.pageSize + 1, now: clock.now)
-        let platforms = try await platformCounts(console.session.app, found.prefix(Self.pageSize).map(\.name))
+        let app = console.session.app
+        let now = clock.now
+        let page = "\(app)\u{0}\(after?.rawValue ?? "")"
+        let (found, counted) = try await channelCounts.value(page, now: now) {
+            try await store.channels(app: app, after: after, limit: Self.pageSize + 1, now: now)
+        }
+        let names = found.prefix(Self.pageSize).map(\.name)
+        let platforms = try await channelPlatforms.value(page, now: now) {
+            try await store.channelPlatforms(app: app, names: names, now: now)
+        }.value
         let rows = found.prefix(Self.pageSize).map { channel -> HTML in
             let name = channel.name.rawValue
             let encoded = Self.pathSegment(name)
@@ -153,7 +161,7 @@ extension ConsoleRoutes {
                 """
         }
         let table = ConsolePage.table(
-            caption: "Channels by name, with their live registrations (by platform: counted again at most once a minute)",
+            caption: "Channels by name, with their live registrations, counted \(ConsolePage.time(counted)) (again at most once a minute)",
             headers: """
                 <th scope="col">Channel</th><th scope="col" class="number">Registrations</th>\(HTML.join(DeviceOS.served.map { "<th scope=\"col\" class=\"number\">\($0.displayName)</th>" }))
                 <th scope="col">Actions</th>
@@ -167,36 +175,12 @@ extension ConsoleRoutes {
         return ConsolePage.page(title: "Channels", current: "/console/channels", console: console, table + next)
     }
 
-    /// The live registrations of `names` by platform, each channel's counted at most once a minute.
-    func platformCounts(_ app: String, _ names: [ChannelName]) async throws -> [ChannelName: [DeviceOS: Int]] {
-        let now = ContinuousClock.now
-        var counts: [ChannelName: [DeviceOS: Int]] = [:]
-        var stale: [ChannelName] = []
-        channelPlatforms.withLock { cache in
-            for name in names {
-                if let cached = cache["\(app)\u{0}\(name.rawValue)"], now - cached.at < .seconds(60) {
-                    counts[name] = cached.counts
-                } else {
-                    stale.append(name)
-                }
-            }
-        }
-        guard !stale.isEmpty else { return counts }
-        let fresh = try await store.channelPlatforms(app: app, names: stale, now: clock.now)
-        channelPlatforms.withLock { cache in
-            // Bounded: an instance serving many apps' consoles forgets everything now and then.
-            if cache.count > 10_000 { cache.removeAll() }
-            for name in stale {
-                counts[name] = fresh[name] ?? [:]
-                cache["\(app)\u{0}\(name.rawValue)"] = (now, fresh[name] ?? [:])
-            }
-        }
-        return counts
-    }
-
     func deleteChannel(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
         let name = try ChannelName(validating: try AppScope.parameter("name", context), property: "channelName")
         guard try await store.deleteChannel(app: console.session.app, name: name) else { throw HeraldFault.unknownChannel(name.rawValue) }
+        // The listing is counted again, without the channel.
+        channelCounts.forget(prefix: "\(console.session.app)\u{0}")
+        channelPlatforms.forget(prefix: "\(console.session.app)\u{0}")
         return ConsolePage.redirect(to: "/console/channels")
     }
 

@@ -28,9 +28,12 @@ struct ConsoleRoutes {
     let readiness: Readiness
     let throttle: LoginThrottle
     /// The Overview's device counts per app, for a minute (they take a pass over the app's devices).
-    let deviceSummaries = Locked<[String: (at: ContinuousClock.Instant, counts: [DeviceOS: DeviceCounts], counted: Timestamp)]>([:])
+    let deviceSummaries = ConsoleCache<[DeviceOS: DeviceCounts]>()
+    /// The channels' live registration counts (Overview, Channels), per app and page, for a minute: each
+    /// count reads every registration of its channel.
+    let channelCounts = ConsoleCache<[ChannelSummary]>()
     /// The Channels page's counts by platform per app and channel, for a minute (they read every registration).
-    let channelPlatforms = Locked<[String: (at: ContinuousClock.Instant, counts: [DeviceOS: Int])]>([:])
+    let channelPlatforms = ConsoleCache<[ChannelName: [DeviceOS: Int]]>()
     let logger: Logger
 
     init(

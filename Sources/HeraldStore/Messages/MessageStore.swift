@@ -24,6 +24,10 @@ public protocol MessageStore: Sendable {
     /// delivery history: empty when the history is off or was pruned.
     func failureReasons(app: String, id: String, limit: Int) async throws -> [FailureReason]
 
+    /// The commonest failure of each of `ids` that has one in the delivery history (a page of the
+    /// listing: one query for all of them).
+    func commonestFailures(app: String, ids: [String]) async throws -> [String: FailureReason]
+
     /// How many of the app's messages accepted since `since` are in each state.
     func statusCounts(app: String, since: Timestamp) async throws -> [MessageStatus: Int64]
 

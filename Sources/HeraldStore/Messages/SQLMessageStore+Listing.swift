@@ -113,6 +113,31 @@ extension SQLMessageStore {
 
     /// How many of the app's messages accepted since `since` are in each state (the console's Overview).
     /// One range of `messages_by_app`.
+    public func commonestFailures(app: String, ids: [String]) async throws -> [String: FailureReason] {
+        guard !ids.isEmpty else { return [:] }
+        let binds: [any Encodable & Sendable] = ids
+        return try await backend.read { db in
+            var commonest: [String: FailureReason] = [:]
+            let rows = try await db.raw(
+                """
+                SELECT message_id, outcome, reason, COUNT(*) AS sends FROM deliveries
+                WHERE message_id IN (\(binds: binds)) AND outcome <> 'sent' AND app_id = \(bind: app)
+                GROUP BY message_id, outcome, reason
+                """
+            ).all()
+            for row in rows {
+                guard let outcome = DeliveryRecord.Outcome(rawValue: try row.decode(column: "outcome", as: String.self)) else { continue }
+                let failure = FailureReason(
+                    outcome: outcome, reason: try row.decode(column: "reason", as: String?.self),
+                    count: try row.decode(column: "sends", as: Int64.self))
+                let id = try row.decode(column: "message_id", as: String.self)
+                if let known = commonest[id], known.count >= failure.count { continue }
+                commonest[id] = failure
+            }
+            return commonest
+        }
+    }
+
     public func failureReasons(app: String, id: String, limit: Int) async throws -> [FailureReason] {
         try await backend.read { db in
             // `outcome <> 'sent'` as the partial index states it, so both databases can use deliveries_failures.
