@@ -121,6 +121,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Web Push (issue 26, in progress): RFC 8291 payload encryption and RFC 8292 VAPID tokens, on
+        // HeraldSigning's one JWT writer; the client on the shared curl layer comes next.
+        .target(
+            name: "HeraldWebPush",
+            dependencies: ["HeraldSigning", "HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // The FCM HTTP v1 client (Android): service-account OAuth tokens (RS256), sends on the shared
         // curl layer, FCM's answers as typed outcomes and their retry policy.
         .target(
@@ -421,6 +428,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldWebPushTests",
+            dependencies: ["HeraldWebPush", "HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(

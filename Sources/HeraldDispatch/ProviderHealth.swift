@@ -1,5 +1,4 @@
 import HeraldCore
-import Synchronization
 
 /// One provider's health for one app on this instance, as the console's Overview shows it: its
 /// connections now, and what its answers have been since this instance started.
@@ -37,7 +36,9 @@ final class ProviderHealthBook: Sendable {
         let provider: PushProvider
     }
 
-    private let records = Mutex<[Key: ProviderHealth]>([:])
+    // HeraldCore's lock, as everywhere else: the thread sanitizer does not see Synchronization's Mutex
+    // (a futex) order its sections, and reported each fan-out's records as racing.
+    private let records = Locked<[Key: ProviderHealth]>([:])
 
     func record(app: String, provider: PushProvider, _ answer: ProviderAnswer, now: Timestamp) {
         records.withLock { records in

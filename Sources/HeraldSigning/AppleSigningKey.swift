@@ -40,11 +40,8 @@ public struct AppleSigningKey: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// A bearer token (JWT) issued at `issuedAt` epoch seconds: ES256 with the raw r‖s signature.
     package func sign(issuedAt: Int64) throws -> String {
-        let header = #"{"alg":"ES256","kid":"\#(keyID)"}"#
-        let claims = #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#
-        let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
-        let signature = try privateKey.signature(for: Array(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
+        try ES256JWT.sign(
+            header: #"{"alg":"ES256","kid":"\#(keyID)"}"#, claims: #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#, with: privateKey)
     }
 }
 
