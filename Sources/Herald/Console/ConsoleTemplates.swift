@@ -278,7 +278,7 @@ extension ConsoleRoutes {
             audience.channels.isEmpty
             ? "every device"
             : "channel\(audience.channels.count == 1 ? "" : "s") \(audience.channels.map(\.rawValue).joined(separator: ", "))"
-        let systems = audience.systems.map { " (\($0.map { platformName($0) }.joined(separator: ", ")))" } ?? ""
+        let systems = audience.systems.map { " (\($0.map(\.displayName).joined(separator: ", ")))" } ?? ""
         return channels + systems + (audience.segment == nil ? "" : ", in a segment")
     }
 }
