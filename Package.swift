@@ -121,11 +121,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Web Push (issue 26, in progress): RFC 8291 payload encryption and RFC 8292 VAPID tokens, on
-        // HeraldSigning's one JWT writer; the client on the shared curl layer comes next.
+        // The Web Push client (browsers): RFC 8291 payload encryption, RFC 8292 VAPID tokens on
+        // HeraldSigning's one JWT writer, sends to each subscription's push service on the shared curl layer.
         .target(
             name: "HeraldWebPush",
-            dependencies: ["HeraldSigning", "HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "HeraldSigning",
+                "HeraldCurl",
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The FCM HTTP v1 client (Android): service-account OAuth tokens (RS256), sends on the shared
@@ -274,6 +280,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldAPNs",
                 "HeraldFCM",
+                "HeraldWebPush",
                 "HeraldDeviceCheck",
                 "HeraldDispatch",
                 "HeraldWebhooks",

@@ -29,20 +29,28 @@ public final class CurlHeaderList: @unchecked Sendable {
     deinit { if let list { curl_slist_free_all(list) } }
 }
 
-/// The last header list built, reused while its key stays the same. A fan-out sends one message to many
+/// The last header lists built, reused while their keys come again. A fan-out sends one message to many
 /// devices with the same headers, so each provider client builds the lines (and curl's list of them)
 /// once per message and credential, not once per device: APNs keys it by the notification's headers
-/// and the provider token, FCM by the access token.
+/// and the provider token, FCM by the access token, Web Push by the push service (its origin) and that
+/// service's VAPID token, keeping one per service a fan-out reaches (`capacity`).
 public final class CurlHeaderListCache<Key: Hashable & Sendable>: Sendable {
-    private let last = Locked<(key: Key, list: CurlHeaderList)?>(nil)
+    /// Most recent last.
+    private let recent = Locked<[(key: Key, list: CurlHeaderList)]>([])
+    private let capacity: Int
 
-    public init() {}
+    /// `capacity`: how many keys' lists are kept (the least recently built goes first).
+    public init(capacity: Int = 1) { self.capacity = max(1, capacity) }
 
-    /// The list for `key`: the cached one when the key is the last one's, else `build()`'s, kept.
+    /// The list for `key`: the cached one when the key is one of the kept ones', else `build()`'s, kept.
     public func list(for key: Key, build: () -> CurlHeaderList) -> CurlHeaderList {
-        if let cached = last.withLock({ $0 }), cached.key == key { return cached.list }
+        if let cached = recent.withLock({ entries in entries.last { $0.key == key } }) { return cached.list }
         let list = build()
-        last.withLock { $0 = (key, list) }
+        recent.withLock { entries in
+            entries.removeAll { $0.key == key }
+            if entries.count >= capacity { entries.removeFirst(entries.count - capacity + 1) }
+            entries.append((key, list))
+        }
         return list
     }
 }

@@ -39,9 +39,10 @@ public final class CurlMultiLoop: @unchecked Sendable {
     private var rounds = 0
 
     /// `name` names the loop's thread (`herald-apns-curl`); `stoppedText` is the error text of the
-    /// transfers that end because the loop stopped.
+    /// transfers that end because the loop stopped. `connections` is per host; `hosts` (1 for a service
+    /// with one address, more for Web Push's many push services) multiplies it into the loop's total.
     public init(
-        settings: CurlOptions, connections: Int, streamsPerConnection: Int, name: String,
+        settings: CurlOptions, connections: Int, streamsPerConnection: Int, hosts: Int = 1, name: String,
         stoppedText: String = "the client was shut down"
     ) throws(CurlConfigurationError) {
         CurlGlobal.initialize()
@@ -54,8 +55,8 @@ public final class CurlMultiLoop: @unchecked Sendable {
         window = connections * streams
         var ok = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex()) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections) == CURLM_OK
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections) == CURLM_OK
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections * hosts) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections * hosts) == CURLM_OK
         // curl's default is 100 streams per connection; APNs allows 1000.
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, streams) == CURLM_OK
         guard ok else {

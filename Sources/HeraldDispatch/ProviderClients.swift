@@ -44,7 +44,8 @@ public final class ProviderClients: Service {
         public var description: String {
             switch self {
             case .noCredentials(let app, let providers):
-                let names = providers.map(\.displayName).joined(separator: " or ")
+                let all = providers.map(\.displayName)
+                let names = all.count > 2 ? all.dropLast().joined(separator: ", ") + " or " + all.last! : all.joined(separator: " or ")
                 let keys = providers.map { "apps[].\($0.rawValue)" }.joined(separator: ", ")
                 return "app '\(app)' has no \(names) credentials configured (\(keys) in the configuration)"
             case .setup(let app, let provider, let reason):

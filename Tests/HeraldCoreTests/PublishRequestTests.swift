@@ -128,7 +128,11 @@ import Testing
         #expect(try parse(#"{"message": "m", "pushBroadcast": 9}"#).broadcast == [.ios, .osx])
         #expect(try parse(#"{"message": "m", "pushBroadcast": "FOR_ALL"}"#).broadcast == .all)
         #expect(try parse(#"{"message": "m", "pushBroadcast": "FOR_ANDROID"}"#).broadcast.includes(.ios) == false)
-        #expect(code(#"{"message": "m", "pushBroadcast": 16}"#) == 8008)
+        #expect(try parse(#"{"message": "m", "pushBroadcast": 16}"#).broadcast == [.web])
+        #expect(try parse(#"{"message": "m", "pushBroadcast": 15}"#).broadcast.includes(.web) == false)
+        #expect(try parse(#"{"message": "m", "pushBroadcast": "FOR_WEB|FOR_IOS"}"#).broadcast == [.web, .ios])
+        #expect(try parse(#"{"message": "m"}"#).broadcast.includes(.web))
+        #expect(code(#"{"message": "m", "pushBroadcast": 32}"#) == 8008)
         #expect(code(#"{"message": "m", "pushBroadcast": "FOR_IOS|FOR_MARS"}"#) == 8008)
     }
 

@@ -7,6 +7,8 @@ public struct AppDirectory: Sendable {
     private let keysByApp: [String: [String: APIKeyRole]]
     /// Each app's admin keys as SHA-256 hex: a console session names the key it was opened with so.
     private let adminKeyHashes: [String: Set<String>]
+    /// Each app's additions to the checks of its devices' tokens (`AppConfiguration.tokenRules`).
+    private let tokenRules: [String: DeviceToken.Rules]
 
     /// The first path segments Herald serves outside any app: no app may take one as its id.
     public static let reserved: Set<String> = ["console", "health", "ready", "metrics", "openapi.json"]
@@ -32,6 +34,7 @@ public struct AppDirectory: Sendable {
             keysByApp[app.id] = keys
         }
         self.keysByApp = keysByApp
+        tokenRules = Dictionary(apps.map { ($0.id, $0.tokenRules) }, uniquingKeysWith: { first, _ in first })
         adminKeyHashes = keysByApp.mapValues { keys in Set(keys.filter { $0.value == .admin }.keys.map(Self.hash)) }
     }
 
@@ -39,6 +42,9 @@ public struct AppDirectory: Sendable {
     static func hash(_ key: String) -> String {
         SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
     }
+
+    /// How `app`'s devices' tokens are checked at registration.
+    func tokenRules(app: String) -> DeviceToken.Rules { tokenRules[app] ?? DeviceToken.Rules() }
 
     /// Whether `app` still has an admin key with this hash.
     func hasAdminKey(app: String, hash: String) -> Bool { adminKeyHashes[app]?.contains(hash) == true }

@@ -6,10 +6,11 @@ import HeraldDeviceCheck
 import HeraldDispatch
 import HeraldFCM
 import HeraldStore
+import HeraldWebPush
 import HeraldWebhooks
 import Logging
 
-/// The `apps` list and each app's blocks (`apns`, `fcm`, `deviceCheck`, `webhook`, `cors`).
+/// The `apps` list and each app's blocks (`apns`, `fcm`, `webPush`, `deviceCheck`, `webhook`, `cors`).
 extension ConfigurationLoader {
     static func readApps(_ settings: ConfigurationValues) throws(ConfigurationError) -> [AppConfiguration] {
         var apps: [AppConfiguration] = []
@@ -37,6 +38,7 @@ extension ConfigurationLoader {
             var app = AppConfiguration(
                 id: id, keys: keys, apns: try read(APNsAppConfiguration.self, settings, app: index, id: id),
                 fcm: try read(FCMAppConfiguration.self, settings, app: index, id: id),
+                webPush: try read(WebPushAppConfiguration.self, settings, app: index, id: id),
                 deviceCheck: try read(DeviceCheckAppConfiguration.self, settings, app: index, id: id),
                 webhook: try readWebhook(settings, prefix: "apps.\(index).webhook", app: id))
             let cors = SettingValues(ConfigurationDeclarations.cors, path: "apps.\(index).cors") { settings.string($0, secret: $1) }
@@ -78,7 +80,7 @@ extension ConfigurationLoader {
     /// The app blocks that modules own, each read from its own declaration. A new push service adds
     /// its block here (and a field on `AppConfiguration`).
     public static let appBlocks: [any ConfigurationBlock.Type] = [
-        APNsAppConfiguration.self, FCMAppConfiguration.self, DeviceCheckAppConfiguration.self,
+        APNsAppConfiguration.self, FCMAppConfiguration.self, WebPushAppConfiguration.self, DeviceCheckAppConfiguration.self,
     ]
 
     /// App `index`'s block of type `Block`, or nil when none of its settings is given; an error names

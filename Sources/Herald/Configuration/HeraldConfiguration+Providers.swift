@@ -2,6 +2,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldDispatch
 import HeraldFCM
+import HeraldWebPush
 
 extension HeraldConfiguration {
     /// How the dispatch engine makes each app's push clients, from the apps' provider blocks. A factory
@@ -23,7 +24,22 @@ extension HeraldConfiguration {
                     return FCMPushClient(client: try FCMClient(configuration: configuration, logger: logger), retry: retries.fcm)
                 }
             }
+            if let webPush = app.webPush {
+                factories[app.id, default: [:]][.webPush] = { logger in
+                    let configuration = try webPush.clientConfiguration(clock: clock)
+                    return WebPushPushClient(
+                        client: try WebPushClient(configuration: configuration, logger: logger), retry: retries.webPush)
+                }
+            }
         }
         return factories
+    }
+}
+
+extension AppConfiguration {
+    /// What the app's provider blocks add to the checks of its devices' tokens at registration: which
+    /// push services a WEB device's subscription may name.
+    var tokenRules: DeviceToken.Rules {
+        DeviceToken.Rules(webPushHosts: webPush?.hosts ?? WebPushSubscription.HostPolicy())
     }
 }

@@ -4,6 +4,7 @@ import HeraldDeviceCheck
 import HeraldDispatch
 import HeraldFCM
 import HeraldStore
+import HeraldWebPush
 import HeraldWebhooks
 
 /// Everything `herald serve` needs, read once at start-up. Tests build it literally (port 0).
@@ -143,6 +144,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var apns: APNsAppConfiguration?
     /// nil: the same for ANDROID devices.
     public var fcm: FCMAppConfiguration?
+    /// nil: the same for WEB devices (and their subscriptions may name only public hosts).
+    public var webPush: WebPushAppConfiguration?
     /// nil: the DeviceCheck routes answer that the app has no `deviceCheck` block.
     public var deviceCheck: DeviceCheckAppConfiguration?
     /// nil: no events are recorded for the app.
@@ -153,12 +156,13 @@ public struct AppConfiguration: Sendable, Equatable {
 
     public init(
         id: String, keys: [APIKey], apns: APNsAppConfiguration? = nil, fcm: FCMAppConfiguration? = nil,
-        deviceCheck: DeviceCheckAppConfiguration? = nil, webhook: WebhookTarget? = nil
+        webPush: WebPushAppConfiguration? = nil, deviceCheck: DeviceCheckAppConfiguration? = nil, webhook: WebhookTarget? = nil
     ) {
         self.id = id
         self.keys = keys
         self.apns = apns
         self.fcm = fcm
+        self.webPush = webPush
         self.deviceCheck = deviceCheck
         self.webhook = webhook
     }

@@ -23,7 +23,7 @@ struct RegistrationRoutes {
         let appId = try context.appId()
         let body = try await JSONBody.read(request)
         let now = clock.now
-        let registration = try RegistrationRequest(json: body, now: now)
+        let registration = try RegistrationRequest(json: body, now: now, rules: apps.tokenRules(app: appId))
         let receipt = try await store.register(app: appId, registration, now: now)
         metrics.registered()
         let channelIds = receipt.channelRegistrationIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }

@@ -8,12 +8,15 @@ public enum PushProvider: String, Sendable, Hashable, CaseIterable, CustomString
     case apns
     /// Firebase Cloud Messaging HTTP v1: ANDROID devices.
     case fcm
+    /// Web Push (RFC 8030, 8291, 8292): WEB devices, each through its browser's push service.
+    case webPush
 
     /// The provider that delivers to `os`, or nil when Herald has none for it (WP).
     public static func serving(_ os: DeviceOS) -> PushProvider? {
         switch os {
         case .ios, .osx: .apns
         case .android: .fcm
+        case .web: .webPush
         case .wp: nil
         }
     }
@@ -22,10 +25,12 @@ public enum PushProvider: String, Sendable, Hashable, CaseIterable, CustomString
     public var systems: [DeviceOS] { DeviceOS.allCases.filter { Self.serving($0) == self } }
 
     /// Its key in a message's status (`deliveries.byPlatform`): the lower-cased name of the first system
-    /// it serves (`ios` for APNs, `android` for FCM). A new provider's counts appear there by this rule.
+    /// it serves (`ios` for APNs, `android` for FCM, `web` for Web Push). A new provider's counts appear
+    /// there by this rule.
     public var platformKey: String { (systems.first?.rawValue ?? rawValue).lowercased() }
 
-    /// The metric label and the configuration key (`apps[].apns`, `apps[].fcm`).
+    /// The metric label, the stored name (`deactivated_by`, counts) and the configuration key
+    /// (`apps[].apns`, `apps[].fcm`, `apps[].webPush`).
     public var description: String { rawValue }
 
     /// How an operator names it.
@@ -33,6 +38,7 @@ public enum PushProvider: String, Sendable, Hashable, CaseIterable, CustomString
         switch self {
         case .apns: "APNs"
         case .fcm: "FCM"
+        case .webPush: "Web Push"
         }
     }
 }

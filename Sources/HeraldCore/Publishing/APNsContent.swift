@@ -100,7 +100,7 @@ public struct APNsContent: Sendable, Hashable, Codable {
             collapseId = collapse
         }
 
-        for (name, value) in headers where !Self.isMapped(name) {
+        for (name, value) in headers where !MessageContents.isMapped(name) {
             if name == "aps" { throw .invalidParameter("headers", "'aps' is the APNs dictionary; use the ios-* headers") }
             root[name] = value
         }
@@ -120,12 +120,6 @@ public struct APNsContent: Sendable, Hashable, Codable {
         let limit = type == "voip" ? 5120 : 4096
         if payload.count > limit { throw .tooLong(property: "payload", length: payload.count, limit: limit) }
         self.init(payload: payload, pushType: type, priority: priority, expiration: expiration, collapseId: collapseId)
-    }
-
-    /// Headers the mapping consumes; every other header not for another platform becomes a root key.
-    static func isMapped(_ name: String) -> Bool {
-        name.hasPrefix("ios-") || name.hasPrefix("android-") || name.hasPrefix("wp-")
-            || ["apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id"].contains(name)
     }
 
     /// A header given as text (or a whole number, written as text); nil when absent or null. Shared with FCMContent.

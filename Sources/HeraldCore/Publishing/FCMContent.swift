@@ -58,7 +58,7 @@ public struct FCMContent: Sendable, Hashable, Codable {
         if let key = try APNsContent.text(headers, "android-collapse-key") { android["collapse_key"] = .string(key) }
         if !androidNotification.isEmpty { android["notification"] = .object(androidNotification) }
 
-        for (name, value) in headers where !APNsContent.isMapped(name) && value != .null {
+        for (name, value) in headers where !MessageContents.isMapped(name) && value != .null {
             if Self.isReservedDataKey(name) {
                 throw .invalidParameter("headers", "'\(name.prefix(64))' is a key FCM reserves (from, message_type, google…, gcm…)")
             }

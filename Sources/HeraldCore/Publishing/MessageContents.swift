@@ -8,10 +8,14 @@ public struct MessageContents: Sendable, Hashable, Codable {
     public var apns: APNsContent?
     /// The FCM HTTP v1 message around each device's token (ANDROID devices).
     public var fcm: FCMContent?
+    /// The plaintext and headers each browser's push service receives (WEB devices); nil in a message
+    /// stored before Herald spoke Web Push.
+    public var webPush: WebPushContent?
 
-    public init(apns: APNsContent?, fcm: FCMContent? = nil) {
+    public init(apns: APNsContent?, fcm: FCMContent? = nil, webPush: WebPushContent? = nil) {
         self.apns = apns
         self.fcm = fcm
+        self.webPush = webPush
     }
 
     /// Maps a published message and its headers for every provider; throws what the mapping throws
@@ -22,7 +26,18 @@ public struct MessageContents: Sendable, Hashable, Codable {
         // at publish, and a message waiting in the store can go to a device that registers meanwhile.
         apns = try APNsContent(message: message, headers: headers)
         fcm = try FCMContent(message: message, headers: headers)
+        webPush = try WebPushContent(message: message, headers: headers)
     }
+
+    /// Headers a service's mapping consumes (its prefix, or APNs's own names): the others are custom
+    /// headers, which each service passes on (APNs as payload keys, FCM and Web Push as `data`).
+    static func isMapped(_ name: String) -> Bool {
+        mappedPrefixes.contains { name.hasPrefix($0) }
+            || ["apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id"].contains(name)
+    }
+
+    /// One per platform's headers; `wp-` is Backendless's Windows Phone, which Herald does not deliver to.
+    static let mappedPrefixes = ["ios-", "android-", "wp-", "web-"]
 
     /// The JSON the store keeps (keys sorted, so equal contents give equal text).
     public func encoded() -> String { SortedJSON.text(self) }

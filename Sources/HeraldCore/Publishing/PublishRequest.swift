@@ -53,7 +53,7 @@ public struct PublishRequest: Sendable, Equatable {
                 case .integer, .number, .bool, .null: break
                 case .array, .object:
                     // Custom keys may carry structure, bounded by count as well as by the payload limit.
-                    if APNsContent.isMapped(name) {
+                    if MessageContents.isMapped(name) {
                         throw .invalidParameter("headers.\(name.prefix(64))", "expected a string, number or boolean")
                     }
                     try Limits.checkStructure("headers.\(name.prefix(64))", value)

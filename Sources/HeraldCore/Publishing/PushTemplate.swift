@@ -1,9 +1,9 @@
-/// A push template (issue 24): an app's named content for its iOS and Android devices, kept by Herald,
+/// A push template (issue 24): an app's named content for its iOS, Android and web devices, kept by Herald,
 /// downloaded by the Backendless SDKs right after they register (they render a template push on the
 /// device from it), and published with values (`POST …/messaging/push/{name}`).
 ///
 /// Each platform block holds the fields the SDKs read, as they read them (docs/design/issue-24-research.md):
-/// a field is declared once in `iosFields` or `androidFields` with its JSON kind, and a block is checked
+/// a field is declared once in `iosFields`, `androidFields` or `webFields` with its JSON kind, and a block is checked
 /// against them (an unknown field, a wrong kind or an over-long value is 8008 or 8000 naming the field),
 /// so what the SDKs download is always what they can parse.
 public struct PushTemplate: Sendable, Equatable {
@@ -13,9 +13,11 @@ public struct PushTemplate: Sendable, Equatable {
     /// The fields of each platform's block, as given (checked; null fields left out).
     public var ios: [String: JSONValue]
     public var android: [String: JSONValue]
+    /// What Herald's own web block adds for browsers (`webFields`); the Backendless SDKs have none.
+    public var web: [String: JSONValue]
     /// Who a push with this template goes to.
     public var audience: Audience
-    /// The checked body as the admin gave it (`message`, `ios`, `android`, `audience`; null fields left out):
+    /// The checked body as the admin gave it (`message`, `ios`, `android`, `web`, `audience`; null fields left out):
     /// what Herald stores and what reading the template answers.
     public let body: JSONValue
 
@@ -41,7 +43,7 @@ public struct PushTemplate: Sendable, Equatable {
     public static let maxActions = 10
     public static let maxCustomHeaders = 50
 
-    /// The template `name` as the admin body describes it (`{"message", "ios", "android", "audience"}`).
+    /// The template `name` as the admin body describes it (`{"message", "ios", "android", "web", "audience"}`).
     public init(name: String, json body: JSONValue) throws(HeraldFault) {
         guard (1...Self.maxNameLength).contains(name.count),
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_. ".contains($0)) })
@@ -49,8 +51,8 @@ public struct PushTemplate: Sendable, Equatable {
             throw .invalidParameter("templateName", "1 to \(Self.maxNameLength) of A-Z a-z 0-9 - _ . and space")
         }
         guard case .object(let fields) = body else { throw .invalidParameter("body", "expected a JSON object") }
-        for key in fields.keys where !["message", "ios", "android", "audience"].contains(key) {
-            throw .invalidParameter(key, "unknown field (expected message, ios, android, audience)")
+        for key in fields.keys where !["message", "ios", "android", "web", "audience"].contains(key) {
+            throw .invalidParameter(key, "unknown field (expected message, ios, android, web, audience)")
         }
         self.name = name
         switch fields["message"] {
@@ -62,6 +64,7 @@ public struct PushTemplate: Sendable, Equatable {
         }
         ios = Self.withoutNulls(try Self.block(fields["ios"], "ios", Self.iosFields))
         android = Self.withoutNulls(try Self.block(fields["android"], "android", Self.androidFields))
+        web = Self.withoutNulls(try Self.block(fields["web"], "web", Self.webFields))
         audience = try Self.audience(fields["audience"])
         self.body = .object(Self.withoutNulls(fields))
     }
@@ -98,6 +101,12 @@ public struct PushTemplate: Sendable, Equatable {
         "badgeNumber": .integer(0...99_999), "cancelAfter": .integer(0...2_592_000), "cancelOnTap": .boolean,
         "actionOnTap": .text, "showBadge": .boolean, "visibility": .integer(-1...1), "customHeaders": .textMap,
         "actions": .actions(["id": .text, "title": .text, "options": .integer(0...1)]),
+    ]
+
+    /// The web block: the notification's title (else the Android or iOS title), its images, the page a
+    /// click opens, and custom headers for the service worker's `data`.
+    static let webFields: [String: FieldKind] = [
+        "title": .text, "icon": .text, "badge": .text, "image": .text, "url": .text, "tag": .text, "customHeaders": .textMap,
     ]
 
     static func block(_ value: JSONValue?, _ path: String, _ declared: [String: FieldKind]) throws(HeraldFault)
@@ -187,7 +196,9 @@ public struct PushTemplate: Sendable, Equatable {
             case .string(let os)?: audience.systems = [try DeviceOS(parsing: os)]
             case .array(let items)?:
                 audience.systems = try items.map { item throws(HeraldFault) -> DeviceOS in
-                    guard case .string(let os) = item else { throw .invalidParameter("audience.os", "expected IOS, OSX, ANDROID or WP") }
+                    guard case .string(let os) = item else {
+                        throw .invalidParameter("audience.os", "expected IOS, OSX, ANDROID, WP or WEB")
+                    }
                     return try DeviceOS(parsing: os)
                 }
             default: throw .invalidParameter("audience.os", "expected an operating system or a list of them")

@@ -48,16 +48,7 @@ public struct TemplatePush: Sendable, Equatable {
     /// The platforms the template's audience names (every one when it names none).
     public var broadcast: PushBroadcast {
         guard let systems = template.audience.systems else { return .all }
-        var broadcast: PushBroadcast = []
-        for os in systems {
-            switch os {
-            case .ios: broadcast.insert(.ios)
-            case .osx: broadcast.insert(.osx)
-            case .android: broadcast.insert(.android)
-            case .wp: broadcast.insert(.wp)
-            }
-        }
-        return broadcast
+        return PushBroadcast(systems)
     }
 
     func fill(_ text: String) -> String { PushTemplate.fill(text, with: values) }
@@ -81,12 +72,39 @@ public struct TemplatePush: Sendable, Equatable {
     }
 
     /// What each push service receives: APNs when the audience has Apple devices, FCM when it has Android
-    /// ones. 5041 when a platform's push would have nothing to show, 8000 over a service's size limit.
+    /// ones, Web Push when it has browsers. 5041 when a platform's push would have nothing to show, 8000
+    /// over a service's size limit.
     public func contents() throws(HeraldFault) -> MessageContents {
         let broadcast = broadcast
         return MessageContents(
             apns: broadcast.includes(.ios) || broadcast.includes(.osx) ? try apns() : nil,
-            fcm: broadcast.includes(.android) ? try fcm() : nil)
+            fcm: broadcast.includes(.android) ? try fcm() : nil,
+            webPush: broadcast.includes(.web) ? try webPush() : nil)
+    }
+
+    /// The Web Push plaintext: the filled title (the web block's, else Android's or iOS's), the message as
+    /// its body, the web block's icon, badge, image, tag and page, and `template_name` with the filled
+    /// custom headers under `data`. 5041 when there is neither a title nor a message to show.
+    func webPush() throws(HeraldFault) -> WebPushContent {
+        let web = template.web
+        var notification: [String: JSONValue] = [:]
+        let title = text(web, "title") ?? text(template.android, "contentTitle") ?? text(template.ios, "alertTitle")
+        if let title { notification["title"] = .string(fill(title)) }
+        if let message { notification["body"] = .string(message) }
+        guard !notification.isEmpty else {
+            throw .invalidPushMessage("template '\(template.name)' has nothing to show in a browser: give it a message or web.title")
+        }
+        for field in ["icon", "badge", "image", "tag", "url"] {
+            if let value = text(web, field) { notification[field] = .string(fill(value)) }
+        }
+        var data = customHeaders(web, reserved: ["template_name"])
+        data["template_name"] = .string(template.name)
+        notification["data"] = .object(data)
+        let payload = try APNsContent.encode(.object(notification))
+        if payload.count > WebPushContent.maxPayloadBytes {
+            throw .tooLong(property: "payload", length: payload.count, limit: WebPushContent.maxPayloadBytes)
+        }
+        return WebPushContent(payload: payload)
     }
 
     /// The APNs push: `template_name`, `message` and the filled titles as top-level keys (where the

@@ -4,6 +4,8 @@ public enum DeviceOS: String, Sendable, CaseIterable, Codable {
     case osx = "OSX"
     case android = "ANDROID"
     case wp = "WP"
+    /// A browser, through Web Push: its token is the push subscription (`WebPushSubscription`).
+    case web = "WEB"
 
     /// How people name it (the console's pages).
     public var displayName: String {
@@ -12,6 +14,7 @@ public enum DeviceOS: String, Sendable, CaseIterable, Codable {
         case .osx: "macOS"
         case .android: "Android"
         case .wp: "Windows Phone"
+        case .web: "Web"
         }
     }
 
@@ -23,7 +26,7 @@ public enum DeviceOS: String, Sendable, CaseIterable, Codable {
 
     public init(parsing value: String) throws(HeraldFault) {
         guard let os = DeviceOS(rawValue: value.uppercased()) else {
-            throw .invalidParameter("os", "expected one of IOS, OSX, ANDROID, WP")
+            throw .invalidParameter("os", "expected one of \(DeviceOS.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self = os
     }

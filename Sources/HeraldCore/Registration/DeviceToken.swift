@@ -1,10 +1,26 @@
 /// A push token. For Apple platforms it is hex of any even length (real tokens are longer than 64),
-/// kept lower-case; other platforms' tokens are opaque strings.
+/// kept lower-case; a WEB device's is its push subscription's JSON, checked as `WebPushSubscription`;
+/// other platforms' tokens are opaque strings.
 public struct DeviceToken: Sendable, Hashable {
     public let rawValue: String
 
-    public init(validating token: String, os: DeviceOS) throws(HeraldFault) {
-        try Limits.check("deviceToken", token, limit: Limits.deviceToken)
+    /// What an app's configuration adds to the checks of its devices' tokens.
+    public struct Rules: Sendable, Equatable {
+        /// Which push-service hosts a WEB device's subscription may name (the app's `webPush` block).
+        public var webPushHosts: WebPushSubscription.HostPolicy
+
+        public init(webPushHosts: WebPushSubscription.HostPolicy = WebPushSubscription.HostPolicy()) {
+            self.webPushHosts = webPushHosts
+        }
+    }
+
+    /// The longest token a device of `os` may register (8000 past it).
+    public static func limit(for os: DeviceOS) -> Int {
+        os == .web ? WebPushSubscription.maxTokenLength : Limits.deviceToken
+    }
+
+    public init(validating token: String, os: DeviceOS, rules: Rules = Rules()) throws(HeraldFault) {
+        try Limits.check("deviceToken", token, limit: Self.limit(for: os))
         if token.isEmpty { throw .missingParameter("deviceToken") }
         try Limits.checkPrintable("deviceToken", token)
         if os.usesHexTokens {
@@ -16,6 +32,7 @@ public struct DeviceToken: Sendable, Hashable {
             }
             self.rawValue = token.lowercased()
         } else {
+            if os == .web { _ = try WebPushSubscription(parsing: token, hosts: rules.webPushHosts) }
             self.rawValue = token
         }
     }

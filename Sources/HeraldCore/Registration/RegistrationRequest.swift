@@ -24,8 +24,9 @@ public struct RegistrationRequest: Sendable, Equatable {
         self.metadata = metadata
     }
 
-    /// Validates a decoded body. Unknown keys are ignored, as Backendless does.
-    public init(json: JSONValue, now: Timestamp) throws(HeraldFault) {
+    /// Validates a decoded body, the device token by `rules` (the app's). Unknown keys are ignored, as
+    /// Backendless does.
+    public init(json: JSONValue, now: Timestamp, rules: DeviceToken.Rules = DeviceToken.Rules()) throws(HeraldFault) {
         guard case .object(let body) = json else { throw .unparsable("the body must be a JSON object") }
 
         let token = try Self.optionalString(body, "deviceToken")
@@ -35,15 +36,15 @@ public struct RegistrationRequest: Sendable, Equatable {
 
         guard let token, !token.isEmpty else { throw .missingParameter("deviceToken") }
         guard let id, !id.isEmpty else { throw .missingDeviceId }
-        try Limits.check("deviceToken", token, limit: Limits.deviceToken)
         try Limits.check("deviceId", id, limit: Limits.deviceId)
         if let osText { try Limits.check("os", osText, limit: Limits.os) }
         if let osVersion { try Limits.check("osVersion", osVersion, limit: Limits.osVersion) }
 
         let os = try osText.map { text throws(HeraldFault) in try DeviceOS(parsing: text) } ?? .ios
+        try Limits.check("deviceToken", token, limit: DeviceToken.limit(for: os))
         self.init(
             deviceId: try DeviceID(validating: id),
-            deviceToken: try DeviceToken(validating: token, os: os),
+            deviceToken: try DeviceToken(validating: token, os: os, rules: rules),
             os: os,
             osVersion: osVersion,
             channels: try Self.channels(body["channels"]),

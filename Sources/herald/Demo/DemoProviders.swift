@@ -71,7 +71,7 @@ struct DemoProviders: Sendable {
         switch PushProvider.serving(os) {
         case .fcm: fcm.script(token: token, .reject(.unregistered))
         case .apns: apns.script(token: token, .unregistered(timestamp: since))
-        case nil: break
+        case .webPush, nil: break
         }
     }
 
@@ -98,6 +98,8 @@ struct DemoProviders: Sendable {
             return Seen(
                 requests: stats.sends, accepted: stats.accepted, gone: stats.byErrorCode["UNREGISTERED"] ?? 0,
                 connectionsOpened: 0, tokenRequests: stats.tokenRequests)
+        case .webPush:
+            return Seen(requests: 0, accepted: 0, gone: 0, connectionsOpened: 0, tokenRequests: 0)
         }
     }
 

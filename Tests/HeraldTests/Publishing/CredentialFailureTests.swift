@@ -45,7 +45,7 @@ import Testing
                 Issue.record("a failed message names its reason: \(status)")
                 return
             }
-            #expect(reason.contains("has no APNs or FCM credentials configured"), "\(reason)")
+            #expect(reason.contains("has no APNs, FCM or Web Push credentials configured"), "\(reason)")
             #expect(status.delivery("targeted") == 0)
             #expect(h.mock.stats().requests == 0)
             // Failed is final: it cannot be cancelled.
