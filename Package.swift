@@ -31,6 +31,7 @@ let package = Package(
         .executable(name: "apns-mock", targets: ["apns-mock"]),
         .executable(name: "fcm-mock", targets: ["fcm-mock"]),
         .executable(name: "devicecheck-mock", targets: ["devicecheck-mock"]),
+        .executable(name: "webpush-mock", targets: ["webpush-mock"]),
         .library(name: "Herald", targets: ["Herald"]),
     ],
     dependencies: [
@@ -272,6 +273,28 @@ let package = Package(
             path: "fixtures/devicecheck-mock/Sources/devicecheck-mock",
             swiftSettings: strict
         ),
+        // The mock Web Push service (RFC 8030 push endpoint, RFC 8292 VAPID, RFC 8291 decryption).
+        .target(
+            name: "WebPushMock",
+            dependencies: mockDependencies + [
+                "HeraldCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "fixtures/webpush-mock/Sources/WebPushMock",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "webpush-mock",
+            dependencies: [
+                "WebPushMock",
+                "MockServerKit",
+                "MockServerCommand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "fixtures/webpush-mock/Sources/webpush-mock",
+            swiftSettings: strict
+        ),
         .target(
             name: "Herald",
             dependencies: [
@@ -318,6 +341,7 @@ let package = Package(
                 "HeraldCurl",
                 "HeraldAPNs",
                 "HeraldFCM",
+                "HeraldWebPush",
                 "HeraldStore",
                 .product(name: "Logging", package: "swift-log"),
                 "Herald",
@@ -395,6 +419,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "WebPushMockTests",
+            dependencies: [
+                "WebPushMock", "HeraldCurl", "HeraldCore", "HeraldTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HeraldAPNsTests",
             dependencies: [
                 "HeraldTestSupport",
@@ -439,7 +471,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldWebPushTests",
-            dependencies: ["HeraldWebPush", "HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["HeraldWebPush", "HeraldCore", "HeraldCurl", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -458,6 +490,8 @@ let package = Package(
                 "HeraldMetrics",
                 "APNsMock",
                 "FCMMock",
+                "WebPushMock",
+                "HeraldWebPush",
                 "DeviceCheckMock",
                 "HeraldDeviceCheck",
                 "HeraldTestSupport",

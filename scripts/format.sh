@@ -4,7 +4,7 @@
 #   scripts/format.sh --check  change nothing; list every difference and fail if there is one (CI runs this)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests fixtures/apns-mock/Sources fixtures/mock-kit/Sources fixtures/fcm-mock/Sources fixtures/devicecheck-mock/Sources)
+paths=(Package.swift Sources Tests fixtures/apns-mock/Sources fixtures/mock-kit/Sources fixtures/fcm-mock/Sources fixtures/devicecheck-mock/Sources fixtures/webpush-mock/Sources)
 if [ "${1:-}" = "--check" ]; then
     swift format lint --strict --recursive --parallel "${paths[@]}"
 else

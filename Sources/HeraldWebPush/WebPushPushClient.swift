@@ -43,7 +43,7 @@ struct WebPushMessageSender: MessageSender {
     }
 
     /// The outcome in the fan-out's terms: the status as the metric's reason label (a bounded set: the
-    /// statuses push services use, `other` for the rest).
+    /// statuses push services use, `unknown` for the rest).
     static func answer(_ outcome: WebPushOutcome, decision: DeliveryDecision) -> ProviderAnswer {
         switch outcome {
         case .delivered:

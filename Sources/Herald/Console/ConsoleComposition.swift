@@ -21,12 +21,12 @@ struct Composition {
             || !["", "PUSH"].contains(value("publishPolicy"))
     }
 
-    static let numericHeaders: Set<String> = ["apns-priority", "android-ttl"]
+    static let numericHeaders: Set<String> = ["apns-priority", "android-ttl", "web-ttl"]
 
     /// Form fields that are publish headers of the same name.
     static let headerFields = [
         "ios-category", "ios-thread-id", "apns-priority", "apns-collapse-id", "android-channel-id", "android-icon", "android-priority",
-        "android-ttl", "android-collapse-key",
+        "android-ttl", "android-collapse-key", "web-icon", "web-url", "web-urgency", "web-ttl", "web-topic",
     ]
 
     /// The publish body, and the channels it goes to (the first is the message's channel). Errors name the

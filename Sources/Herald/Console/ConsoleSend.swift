@@ -109,7 +109,7 @@ extension ConsoleRoutes {
             <fieldset><legend>Content</legend>
               <div class="field"><label for="f-message">Message</label>
               <textarea id="f-message" name="message" rows="3" required maxlength="4000" data-preview-source="message">\(value("message"))</textarea></div>
-              \(field("title", "Title", attributes: "maxlength=\"200\" data-preview-source=\"ios-title android-title\""))
+              \(field("title", "Title", attributes: "maxlength=\"200\" data-preview-source=\"ios-title android-title web-title\""))
               \(field("subtitle", "Subtitle (iOS)", attributes: "maxlength=\"200\" data-preview-source=\"ios-subtitle\""))
               \(field("badge", "Badge (iOS)", type: "number", attributes: "min=\"0\" max=\"99999\" data-preview-source=\"badge\""))
               \(field("sound", "Sound", hint: "A sound file name in the app, or default."))
@@ -140,7 +140,7 @@ extension ConsoleRoutes {
               \(field("repeatUntil", "Repeat until", type: "datetime-local", hint: "Leave empty to repeat until cancelled.", attributes: "data-epoch=\"repeatUntilMs\""))
               <input type="hidden" name="repeatUntilMs" value="">
             </fieldset>
-            <details\(composition.hasOptions ? HTML(" open") : "")><summary>iOS, Android and delivery options</summary>
+            <details\(composition.hasOptions ? HTML(" open") : "")><summary>iOS, Android, web and delivery options</summary>
             <fieldset><legend>iOS (APNs)</legend>
               \(field("ios-category", "Category"))
               \(field("ios-thread-id", "Thread id"))
@@ -155,6 +155,13 @@ extension ConsoleRoutes {
               \(field("android-ttl", "Time to live (seconds)", type: "number", attributes: "min=\"0\" max=\"2419200\""))
               \(field("android-collapse-key", "Collapse key"))
             </fieldset>
+            <fieldset><legend>Web (Web Push)</legend>
+              \(field("web-icon", "Icon URL", attributes: "spellcheck=\"false\""))
+              \(field("web-url", "Page a click opens", attributes: "spellcheck=\"false\" placeholder=\"https://\" data-preview-source=\"web-url\""))
+              \(select("web-urgency", "Urgency", [("", "service default (normal)"), ("high", "high"), ("normal", "normal"), ("low", "low"), ("very-low", "very low")]))
+              \(field("web-ttl", "Time to live (seconds)", type: "number", attributes: "min=\"0\" max=\"2419200\""))
+              \(field("web-topic", "Topic", hint: "Up to 32 of A-Z a-z 0-9 - _: replaces a waiting message with the same topic.", attributes: "maxlength=\"32\" spellcheck=\"false\""))
+            </fieldset>
             <fieldset><legend>Delivery</legend>
               \(select("publishPolicy", "Publish policy", [("PUSH", "PUSH: devices only"), ("BOTH", "BOTH: devices and the channel's subscribers"), ("PUBSUB", "PUBSUB: subscribers only")]))
               <div class="field"><label for="f-headers">Custom headers</label>
@@ -165,7 +172,7 @@ extension ConsoleRoutes {
             </div>
             \(Self.preview(
                 iosTitle: value("title"), iosSubtitle: value("subtitle"), androidTitle: value("title"), message: value("message"),
-                badge: value("badge")))
+                badge: value("badge"), webURL: value("web-url")))
             </div>
             \(counted)
             <div class="actions">
@@ -176,11 +183,12 @@ extension ConsoleRoutes {
             """
     }
 
-    /// How a notification looks on an iOS lock screen and in Android's shade, side by side; console.js
-    /// updates it as the fields change (a field's `data-preview-source` names the `data-preview` parts it fills).
+    /// How a notification looks on an iOS lock screen, in Android's shade and from a browser, side by side;
+    /// console.js updates it as the fields change (a field's `data-preview-source` names the `data-preview`
+    /// parts it fills). The browser's title is the Android one unless given (Web Push falls back so).
     static func preview(
         iosTitle: String, iosSubtitle: String, androidTitle: String, androidSubtext: String = "", message: String, badge: String,
-        app: String = "Your app"
+        webTitle: String? = nil, webURL: String = "", app: String = "Your app"
     ) -> HTML {
         """
         <section class="previews" aria-label="Preview">
@@ -202,6 +210,15 @@ extension ConsoleRoutes {
               <span class="note-subtext" data-preview="android-subtext">\(androidSubtext)</span></div>
               <strong data-preview="android-title">\(androidTitle)</strong>
               <p data-preview="message">\(message)</p>
+            </div>
+          </figure>
+          <figure class="phone web">
+            <figcaption>Browser</figcaption>
+            <div class="notification">
+              <div class="note-head"><span class="icon" aria-hidden="true"></span><span class="note-app">\(app) · Web Push</span></div>
+              <strong data-preview="web-title">\(webTitle ?? androidTitle)</strong>
+              <p data-preview="message">\(message)</p>
+              <span class="note-url" data-preview="web-url">\(webURL)</span>
             </div>
           </figure>
         </section>

@@ -21,7 +21,21 @@ extension ConsoleRoutes {
         ("android-summarySubText", "android", "summarySubText", "Summary text"),
         ("android-icon", "android", "icon", "Icon"), ("android-sound", "android", "sound", "Sound"),
         ("android-priority", "android", "priority", "Priority (1 to 5)"),
+        ("web-title", "web", "title", "Title (else Android's or iOS's)"), ("web-icon", "web", "icon", "Icon URL"),
+        ("web-url", "web", "url", "Page a click opens"),
     ]
+
+    /// A template's block by its name in `templateFields`.
+    static func block(_ name: String, of template: PushTemplate?) -> [String: JSONValue] {
+        switch name {
+        case "ios": template?.ios ?? [:]
+        case "android": template?.android ?? [:]
+        default: template?.web ?? [:]
+        }
+    }
+
+    /// The first of `texts` that is not empty (the browser preview's title falls back so).
+    static func firstNonEmpty(_ texts: String...) -> String { texts.first { !$0.isEmpty } ?? "" }
 
     static let integerTemplateFields: Set<String> = ["ios-badge", "android-priority"]
 
@@ -84,7 +98,7 @@ extension ConsoleRoutes {
         let previewSources: [String: HTML] = [
             "ios-alertTitle": "data-preview-source=\"ios-title\"", "ios-alertSubtitle": "data-preview-source=\"ios-subtitle\"",
             "ios-badge": "data-preview-source=\"badge\"", "android-contentTitle": "data-preview-source=\"android-title\"",
-            "android-summarySubText": "data-preview-source=\"android-subtext\"",
+            "android-summarySubText": "data-preview-source=\"android-subtext\"", "web-title": "data-preview-source=\"web-title\"",
         ]
         func block(_ block: String) -> HTML {
             HTML.join(
@@ -116,6 +130,7 @@ extension ConsoleRoutes {
             </fieldset>
             <fieldset><legend>iOS</legend>\(block("ios"))</fieldset>
             <fieldset><legend>Android</legend>\(block("android"))</fieldset>
+            <fieldset><legend>Web</legend>\(block("web"))</fieldset>
             <fieldset><legend>Audience</legend>
               \(field("channels", "Channels", hint: "Channel names separated by commas; empty: every device of the app.", attributes: "spellcheck=\"false\""))
               <fieldset class="inline-set"><legend>Platforms</legend>
@@ -127,7 +142,8 @@ extension ConsoleRoutes {
             </div>
             \(Self.preview(
                 iosTitle: value("ios-alertTitle"), iosSubtitle: value("ios-alertSubtitle"), androidTitle: value("android-contentTitle"),
-                androidSubtext: value("android-summarySubText"), message: value("message"), badge: value("ios-badge")))
+                androidSubtext: value("android-summarySubText"), message: value("message"), badge: value("ios-badge"),
+                webTitle: Self.firstNonEmpty(value("web-title"), value("android-contentTitle"), value("ios-alertTitle"))))
             </div>
             <div class="actions"><button type="submit" class="primary">\(existing == nil ? "Create template" : "Save template")</button></div>
             </form>
@@ -198,7 +214,9 @@ extension ConsoleRoutes {
     /// The template's body from the form: the form's fields set (or removed when empty) over the existing
     /// template's blocks, so fields the form does not show stay.
     static func templateBody(_ form: [String: String], existing: PushTemplate?) throws(HeraldFault) -> JSONValue {
-        var blocks: [String: [String: JSONValue]] = ["ios": existing?.ios ?? [:], "android": existing?.android ?? [:]]
+        var blocks: [String: [String: JSONValue]] = [
+            "ios": existing?.ios ?? [:], "android": existing?.android ?? [:], "web": existing?.web ?? [:],
+        ]
         for item in templateFields {
             let text = (form[item.name] ?? "").trimmingCharacters(in: .whitespaces)
             if text.isEmpty {
@@ -215,6 +233,7 @@ extension ConsoleRoutes {
         if !message.isEmpty { body["message"] = .string(message) }
         if let ios = blocks["ios"], !ios.isEmpty { body["ios"] = .object(ios) }
         if let android = blocks["android"], !android.isEmpty { body["android"] = .object(android) }
+        if let web = blocks["web"], !web.isEmpty { body["web"] = .object(web) }
         var audience: [String: JSONValue] = [:]
         let channels = Composition.list(form["channels"] ?? "")
         if !channels.isEmpty { audience["channels"] = .array(channels.map(JSONValue.string)) }
@@ -233,8 +252,7 @@ extension ConsoleRoutes {
     static func formValues(_ template: PushTemplate) -> [String: String] {
         var values: [String: String] = ["message": template.message ?? ""]
         for item in templateFields {
-            let block = item.block == "ios" ? template.ios : template.android
-            values[item.name] = block[item.field]?.scalarText ?? ""
+            values[item.name] = block(item.block, of: template)[item.field]?.scalarText ?? ""
         }
         values["channels"] = template.audience.channels.map(\.rawValue).joined(separator: ", ")
         values["platforms"] = (template.audience.systems ?? []).map(\.rawValue).joined(separator: " ")
@@ -244,7 +262,9 @@ extension ConsoleRoutes {
     /// The template's fields the form does not show (kept when saving).
     static func keptFields(_ template: PushTemplate) -> [String] {
         let shown = Set(templateFields.map { "\($0.block).\($0.field)" })
-        var kept = (template.ios.keys.map { "ios.\($0)" } + template.android.keys.map { "android.\($0)" }).filter { !shown.contains($0) }
+        let keys =
+            template.ios.keys.map { "ios.\($0)" } + template.android.keys.map { "android.\($0)" } + template.web.keys.map { "web.\($0)" }
+        var kept = keys.filter { !shown.contains($0) }
         if template.audience.segment != nil { kept.append("audience.segment") }
         return kept.sorted()
     }
@@ -252,7 +272,7 @@ extension ConsoleRoutes {
     /// The `{name}` placeholders in the template's texts, in order of first use.
     static func placeholders(_ template: PushTemplate) -> [String] {
         var texts = [template.message ?? ""]
-        for block in [template.ios, template.android] {
+        for block in [template.ios, template.android, template.web] {
             for key in block.keys.sorted() { if let text = block[key]?.scalarText { texts.append(text) } }
         }
         var found: [String] = []

@@ -19,12 +19,18 @@ public struct MessageContents: Sendable, Hashable, Codable {
     }
 
     /// Maps a published message and its headers for every provider; throws what the mapping throws
-    /// (5041 when nothing would show or wake the app, 8008 for a header a service would refuse, 8000
-    /// over a service's size limit).
-    public init(message: JSONValue, headers: [String: JSONValue]) throws(HeraldFault) {
-        // Both are always built, whatever the broadcast: a header either service would refuse is refused
-        // at publish, and a message waiting in the store can go to a device that registers meanwhile.
-        apns = try APNsContent(message: message, headers: headers)
+    /// (5041 when nothing would show or wake the app on a platform of `broadcast`, 8008 for a header a
+    /// service would refuse, 8000 over a service's size limit).
+    public init(message: JSONValue, headers: [String: JSONValue], broadcast: PushBroadcast = .all) throws(HeraldFault) {
+        // Every service's content is built, whatever the broadcast: a header any service would refuse is
+        // refused at publish, and a message waiting in the store can go to a device that registers
+        // meanwhile. Only "nothing to show" on APNs (5041) is let go when the broadcast has no Apple
+        // platform: a data message for browsers or Android owes Apple devices no alert.
+        do {
+            apns = try APNsContent(message: message, headers: headers)
+        } catch  where error.code == 5041 && !broadcast.includes(.ios) && !broadcast.includes(.osx) {
+            apns = nil
+        }
         fcm = try FCMContent(message: message, headers: headers)
         webPush = try WebPushContent(message: message, headers: headers)
     }

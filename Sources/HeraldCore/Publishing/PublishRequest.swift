@@ -33,7 +33,7 @@ public struct PublishRequest: Sendable, Equatable {
         singlecast = try Self.singlecast(body["pushSinglecast"])
         segment = try Segment.parse(body["segment"])
         schedule = try PublishSchedule.parse(body, now: now)
-        contents = policy.pushes ? try MessageContents(message: message, headers: headers) : nil
+        contents = policy.pushes ? try MessageContents(message: message, headers: headers, broadcast: broadcast) : nil
     }
 
     static func headers(_ value: JSONValue?) throws(HeraldFault) -> [String: JSONValue] {

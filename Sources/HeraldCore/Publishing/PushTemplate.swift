@@ -226,7 +226,12 @@ public struct PushTemplate: Sendable, Equatable {
     /// the fields as given, and for Android its `name` (the SDK names the template's notification channel
     /// `<appId>:<name>` from it).
     public func sdkBlock(for os: DeviceOS) -> JSONValue {
-        var fields = os == .android ? android : ios
+        var fields =
+            switch os {
+            case .android: android
+            case .web: web
+            case .ios, .osx, .wp: ios
+            }
         if os == .android { fields["name"] = .string(name) }
         return .object(fields)
     }

@@ -21,19 +21,29 @@ public struct VAPIDKey: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     /// Reads a PEM P-256 private key (PKCS#8 or SEC1, as `openssl ecparam`/`herald keys` write it).
     public init(pemFile path: String, subject: String) throws(VAPIDKeyError) {
+        try self.init(privateKey: try Self.privateKey(pemFile: path), subject: subject)
+    }
+
+    static func privateKey(pemFile path: String) throws(VAPIDKeyError) -> P256.Signing.PrivateKey {
         let pem: String
         do {
             pem = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw VAPIDKeyError("cannot read the key file \(path)")
         }
-        let key: P256.Signing.PrivateKey
         do {
-            key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+            return try P256.Signing.PrivateKey(pemRepresentation: pem)
         } catch {
             throw VAPIDKeyError("\(path) is not a P-256 private key in PEM")
         }
-        try self.init(privateKey: key, subject: subject)
+    }
+
+    /// A new key pair, as the PEM (PKCS#8) a `privateKeyFile` holds: what `herald keys --vapid` writes.
+    public static func newPrivateKeyPEM() -> String { P256.Signing.PrivateKey().pemRepresentation }
+
+    /// The `applicationServerKey` of the key in a PEM file.
+    public static func applicationServerKey(pemFile path: String) throws(VAPIDKeyError) -> String {
+        Base64URL.encode(Array(try privateKey(pemFile: path).publicKey.x963Representation))
     }
 
     /// The public key as the browser's `applicationServerKey` takes it: the uncompressed point, base64url.
@@ -52,7 +62,10 @@ public struct VAPIDKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         guard let components = URLComponents(string: endpoint), let scheme = components.scheme, let host = components.host else {
             return nil
         }
-        return "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
+        // The origin's form (RFC 6454): lower case, no default port.
+        let lower = scheme.lowercased()
+        let port = components.port.flatMap { ($0 == 443 && lower == "https") || ($0 == 80 && lower == "http") ? nil : $0 }
+        return "\(lower)://\(host.lowercased())\(port.map { ":\($0)" } ?? "")"
     }
 
     /// A JSON string's content: quotes and backslashes escaped (an origin or a mailto: has no others).

@@ -53,7 +53,7 @@ public struct WebPushResponse: Sendable, Hashable {
             }
             return nil
         }
-        let text = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(String(decoding: body.prefix(1024), as: UTF8.self).prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty || text.hasPrefix("<") ? nil : text
     }
 }

@@ -8,11 +8,13 @@ import HeraldDispatch
 import HeraldFCM
 import HeraldStore
 import HeraldTestSupport
+import HeraldWebPush
 import HeraldWebhooks
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import WebPushMock
 
 /// The whole server (routes, store on a SQLite file or a PostgreSQL database, dispatcher, APNs client) against the mock APNs
 /// over TLS, with a manual clock that Herald, its provider tokens and the mock share.
@@ -28,7 +30,9 @@ enum PublishHarness {
             maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .milliseconds(40), tooManyRequestsDelay: .milliseconds(10)),
         // A Retry-After is still honoured, up to 2 s.
         fcm: FCMRetryPolicy(
-            backoff: Backoff(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .seconds(2)), quotaExceededDelay: .milliseconds(10)))
+            backoff: Backoff(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .seconds(2)), quotaExceededDelay: .milliseconds(10)),
+        webPush: WebPushRetryPolicy(
+            backoff: Backoff(maxAttempts: 5, baseDelay: .milliseconds(5), maxDelay: .seconds(2)), tooManyRequestsDelay: .milliseconds(10)))
 
     struct Harness: Sendable {
         let client: any TestClientProtocol
@@ -39,6 +43,8 @@ enum PublishHarness {
         let mock: APNsMock
         /// The mock FCM, when the harness gave the app an `fcm` block.
         let fcmMock: FCMMock?
+        /// The mock Web Push service, when the harness gave the app a `webPush` block.
+        let webPushMock: WebPushMock?
         /// The server's metrics (what `GET /metrics` shows).
         let exporter: MetricsExporter
     }
@@ -64,7 +70,8 @@ enum PublishHarness {
 
     static func with(
         apns: Bool = true, keyID: String = "TESTKEY001", settings: DispatcherConfiguration = fastSettings, database: Database = .sqlite,
-        webhook: WebhookTarget? = nil, fcm: Bool = false, fcmTokenLifetime: Int = 3599, setup: TestingSetup = .router,
+        webhook: WebhookTarget? = nil, fcm: Bool = false, fcmTokenLifetime: Int = 3599, webPush: Bool = false,
+        setup: TestingSetup = .router,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
@@ -83,11 +90,13 @@ enum PublishHarness {
         defer { scratch.remove() }
         let fcmMock = fcm ? try await startFCMMock(clock: clock, tokenLifetime: fcmTokenLifetime) : nil
         let fcmSettings = try fcmMock.map { try fcmAppSettings($0, scratch: scratch) }
+        let webPushMock = webPush ? try await startWebPushMock(clock: clock) : nil
         @Sendable func run(_ url: DatabaseURL) async throws {
             try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
                 var apps = TestHerald.apps
                 if apns { apps[0].apns = apnsSettings(mock, keyID: keyID) }
                 apps[0].fcm = fcmSettings
+                if webPushMock != nil { apps[0].webPush = webPushSettings }
                 apps[0].webhook = webhook
                 let events = EventOutbox.forApps(apps)
                 let exporter = MetricsExporter()
@@ -111,7 +120,7 @@ enum PublishHarness {
                     try await body(
                         Harness(
                             client: client, store: store, messages: messages, outbox: outbox, clock: clock, mock: mock,
-                            fcmMock: fcmMock, exporter: exporter))
+                            fcmMock: fcmMock, webPushMock: webPushMock, exporter: exporter))
                 }
             }
         }
@@ -123,10 +132,27 @@ enum PublishHarness {
         } catch {
             try? await mock.shutdown()
             try? await fcmMock?.shutdown()
+            try? await webPushMock?.shutdown()
             throw error
         }
         try? await mock.shutdown()
         try? await fcmMock?.shutdown()
+        try? await webPushMock?.shutdown()
+    }
+
+    /// The app's `webPush` block for the mock: the TEST ONLY VAPID key, the mock's CA, and loopback
+    /// endpoints allowed (the mock listens on 127.0.0.1).
+    static let webPushSettings = WebPushAppConfiguration(
+        privateKeyFile: FixtureFiles.path("fixtures/webpush/vapid-test.pem"), subject: "mailto:tests@herald.example",
+        caFile: FixtureFiles.caFile, allowPrivateHosts: true, connections: 2)
+
+    /// The mock Web Push service over TLS, on the test's clock (its VAPID `exp` checks).
+    static func startWebPushMock(clock: ManualClock) async throws -> WebPushMock {
+        var configuration = WebPushMockConfiguration(
+            transport: .tls(certificateChainFile: FixtureFiles.serverCertificate, privateKeyFile: FixtureFiles.serverKey))
+        configuration.threads = 1
+        configuration.now = { Double(clock.now.milliseconds) / 1000 }
+        return try await WebPushMock.start(configuration)
     }
 
     /// The mock FCM over TLS, knowing the fixture service account, on the test's clock.
