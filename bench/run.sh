@@ -3,13 +3,13 @@
 # plus the build). Prints the figures and keeps a copy in $HERALD_BENCH_WORK/results.txt
 # (default /tmp/herald-bench). Loopback only; every step is bounded in time.
 #
-#   bench/run.sh                 # build, then machine, registrations, store, sweep, memory, apns, fcm, devicecheck, publish, mixed, postgres, registry, metrics
+#   bench/run.sh                 # build, then machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, registry, metrics
 #   bench/run.sh sweep memory    # build, then only the named parts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 
-parts=${*:-"machine registrations store sweep memory apns fcm devicecheck publish mixed postgres registry metrics"}
+parts=${*:-"machine registrations store sweep memory apns fcm webpush devicecheck publish mixed postgres registry metrics"}
 results="$WORK/results.txt"
 : >"$results"
 : >"$WORK/wrk.log"
@@ -23,10 +23,10 @@ tail -1 "$WORK/build.log"
 
 for part in $parts; do
     case $part in
-        machine | registrations | store | sweep | memory | apns | fcm | devicecheck | publish | mixed | postgres | scale | burst | registry | metrics | pubsub | console)
+        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | burst | registry | metrics | pubsub | console)
             echo "(load average before $part: $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$results"
             bash "bench/$part.sh" 2>&1 | tee -a "$results" ;;
-        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, devicecheck, publish, mixed, postgres, scale, burst, registry, metrics, pubsub, console)" >&2; exit 2 ;;
+        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, burst, registry, metrics, pubsub, console)" >&2; exit 2 ;;
     esac
 done
 echo "figures kept in $results; wrk's full output in $WORK/wrk.log"
