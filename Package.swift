@@ -331,6 +331,7 @@ let package = Package(
             resources: [
                 .embedInCode("OpenAPI/openapi.json"), .embedInCode("Console/Assets/console.css"),
                 .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/favicon.svg"),
+                .embedInCode("Console/Assets/webpush-sw.js"),
             ],
             swiftSettings: strict
         ),

@@ -33,6 +33,8 @@ struct WebPushBench: AsyncParsableCommand {
     @Option(
         help: "Write one ready request (body.bin, authorization.txt, url.txt) for the first subscription here and stop: h2load's input.")
     var writeRequest: String?
+    @Flag(help: "Only read and encrypt (no network): the CPU per notification of the steps before the send.")
+    var encryptOnly = false
 
     func run() async throws {
         let key = try VAPIDKey(pemFile: vapidKey, subject: "mailto:bench@herald.example")
@@ -44,6 +46,10 @@ struct WebPushBench: AsyncParsableCommand {
             message: .string("benchmark"), headers: ["web-title": .string("Herald"), "web-url": .string("https://example.com/")])
         let headers = WebPushClient.Headers(content)
         let tokens = (0..<max(1, subscriptions)).map { WebPushMock.subscription(id: "bench-\($0)", baseURL: url) }
+        if encryptOnly {
+            Self.timeEncryption(tokens: tokens, content: content, count: count)
+            return
+        }
         if let directory = writeRequest {
             try Self.writeRequest(to: directory, key: key, content: content, url: url)
             return
@@ -61,6 +67,26 @@ struct WebPushBench: AsyncParsableCommand {
         print("client loop: \(counters.rounds) rounds for \(counters.completed) transfers (warm-up included)")
         figures.printOutcomes()
         if !figures.allSucceeded("201") { throw ExitCode(1) }
+    }
+
+    /// Times the per-notification work before the send, step by step.
+    static func timeEncryption(tokens: [String], content: WebPushContent, count: Int) {
+        func time(_ name: String, _ body: (Int) throws -> Void) {
+            let started = ContinuousClock.now
+            for index in 0..<count { try? body(index) }
+            let micros = (ContinuousClock.now - started).seconds * 1e6 / Double(count)
+            print("\(name): \(String(format: "%.1f", micros)) µs")
+        }
+        let policy = WebPushSubscription.HostPolicy(allowPrivateHosts: true)
+        let parsed = tokens.compactMap { try? WebPushSubscription(parsing: $0, hosts: policy) }
+        let recipients = parsed.compactMap { try? WebPushEncryption.Recipient(p256dh: $0.p256dh, auth: $0.auth) }
+        time("read the subscription (JSON, checks)") { _ = try WebPushSubscription(parsing: tokens[$0 % tokens.count], hosts: policy) }
+        time("the browser's public key") {
+            _ = try WebPushEncryption.Recipient(p256dh: parsed[$0 % parsed.count].p256dh, auth: parsed[$0 % parsed.count].auth)
+        }
+        time("encrypt (key pair, ECDH, HKDF, AES-GCM)") {
+            _ = try WebPushEncryption.encrypt(content.payload, for: recipients[$0 % recipients.count])
+        }
     }
 
     /// One request as the client sends it, for a tool that replays it: the encrypted body for subscription

@@ -173,7 +173,9 @@ def main():
     demo = Server()
     two_apps = Server({
         "apps": [
-            {"id": "shop", "keys": [{"key": "shop-admin-key-0123456789", "role": "admin"}, {"key": "shop-client-key-0123456789", "role": "client"}]},
+            {"id": "shop", "keys": [{"key": "shop-admin-key-0123456789", "role": "admin"}, {"key": "shop-client-key-0123456789", "role": "client"}],
+             # The TEST ONLY VAPID key of the fixtures, for the Web Push page.
+             "webPush": {"privateKeyFile": os.path.abspath("fixtures/webpush/vapid-test.pem"), "subject": "mailto:t@example.com"}},
             {"id": "blog", "keys": [{"key": "blog-admin-key-0123456789", "role": "admin"}]},
         ],
     })
@@ -183,6 +185,7 @@ def main():
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             try:
                 run(browser, demo, two_apps)
+                web_push(browser, two_apps)
                 across_instances(browser)
             finally:
                 browser.close()
@@ -481,6 +484,54 @@ def run(browser, demo, two_apps):
     expect(other.get_by_text("shop-news")).to_have_count(0)
     answer = other.goto(two_apps.base + "/console/devices/shop-only-phone")
     check(answer.status == 404, f"app blog's admin gets 404 for app shop's device: {answer.status}")
+    blog.close()
+
+
+def web_push(browser, server):
+    """The Web Push page: the app's VAPID public key, the service worker installed over http://127.0.0.1 (a
+    secure context), and Subscribe ending in a clear line (this headless Chromium has no push service, so
+    it says why it cannot subscribe); an app without a webPush block gets the page that says how to add one."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, permissions=["notifications"])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    login(page, server.base, "shop", "shop-admin-key-0123456789")
+    nav(page, "Devices")
+    page.get_by_role("link", name="Web Push", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Web Push")
+    expect(page.locator("#webpush-key")).to_have_text(
+        "BO0XScBpV5VYGCxt0Z1alo3aX4XTiYm4fbrT3trItMipDc3gqIdsJvgroz5lIhuIFxiefqg5qFbR1qPylPXnrfI")
+    check(True, "the Web Push page shows the app's VAPID public key")
+    check(page.evaluate("navigator.serviceWorker.ready.then(() => true)") is True, "its service worker is installed")
+    scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
+    check(scope == server.base + "/console/", f"for the console's scope: {scope}")
+    device = page.get_by_label("Device id").input_value()
+    check(re.fullmatch(r"console-[0-9a-f]{8}", device) is not None, f"a device id made in the browser: {device}")
+    check(page.get_by_label("Channel").input_value() == "console-test", "the channel defaults to console-test")
+    page.get_by_role("button", name="Subscribe this browser").click()
+    status = page.get_by_role("status")
+    expect(status).to_have_text(re.compile(r"cannot subscribe|Subscribed|blocked"), timeout=20000)
+    text = status.inner_text()
+    check(text != "" and "Subscribing" not in text, f"Subscribe ends in a clear line: {text}")
+    if text.startswith("Subscribed"):
+        expect(page.get_by_role("link", name="to the channel")).to_be_visible()
+    shot(page, "webpush")
+    page.reload()
+    check(page.get_by_label("Device id").input_value() == device, "the device id is kept in this browser")
+    page.set_viewport_size({"width": 375, "height": 740})
+    width = page.evaluate("document.documentElement.scrollWidth")
+    check(width <= 375, f"/console/webpush fits 375 px (scroll width {width})")
+    check(not errors, f"no script errors: {errors}")
+    context.close()
+
+    blog = browser.new_context()
+    other = blog.new_page()
+    login(other, server.base, "blog", "blog-admin-key-0123456789")
+    other.goto(server.base + "/console/webpush")
+    expect(other.get_by_role("heading", level=1)).to_have_text("Web Push")
+    expect(other.get_by_text("herald keys --vapid")).to_be_visible()
+    expect(other.get_by_role("button", name="Subscribe this browser")).to_have_count(0)
+    check(True, "an app without a webPush block is told how to add one")
     blog.close()
 
 

@@ -105,7 +105,11 @@ extension ConsoleRoutes {
             "/console/devices", query: query, keep: ["q", "channel", "os", "active", "appVersion"],
             cursor: found.nextCursor.map(String.init),
             label: "Next devices")
-        return ConsolePage.page(title: "Devices", current: "/console/devices", console: console, form + table + next)
+        let webPush: HTML = """
+            <p class="muted"><a href="/console/webpush">Web Push</a>: subscribe this browser as a WEB device, to try pushes
+            through a real push service.</p>
+            """
+        return ConsolePage.page(title: "Devices", current: "/console/devices", console: console, form + table + next + webPush)
     }
 
     func device(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {

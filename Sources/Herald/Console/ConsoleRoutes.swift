@@ -34,6 +34,8 @@ struct ConsoleRoutes {
     let channelCounts = ConsoleCache<[ChannelSummary]>()
     /// The Channels page's counts by platform per app and channel, for a minute (they read every registration).
     let channelPlatforms = ConsoleCache<[ChannelName: [DeviceOS: Int]]>()
+    /// Each app's VAPID public key for the Web Push page, read once from its key file.
+    let applicationServerKeys: [String: String]
     let logger: Logger
 
     init(
@@ -57,12 +59,14 @@ struct ConsoleRoutes {
         self.sweeper = sweeper
         self.readiness = readiness
         self.throttle = LoginThrottle(limit: server.console.loginAttempts)
+        self.applicationServerKeys = Self.applicationServerKeys(server.apps)
         self.logger = logger
     }
 
     func add(to router: Router<HeraldRequestContext>) {
         router.get("/console/assets/{name}") { _, context in try asset(context) }
         router.get("/console/login") { request, _ in loginPage(request) }
+        router.get("/console/webpush-sw.js") { _, _ in serviceWorker() }
         router.post("/console/login") { request, context in try await login(request, context) }
         let pages = router.group("/console").add(
             middleware: ConsoleSessionMiddleware(sessions: sessions, apps: apps, clock: clock, policy: configuration.policy))
@@ -75,6 +79,11 @@ struct ConsoleRoutes {
         pages.get("devices/{deviceId}") { _, context in await page(context) { try await device($0, context) } }
         pages.post("devices/{deviceId}/push") { _, context in await page(context) { try await testPush($0, context) } }
         pages.post("devices/{deviceId}/switch") { _, context in await page(context) { try await switchDevice($0, context) } }
+        pages.get("webpush") { _, context in await page(context) { try webPushPage($0) } }
+        pages.post("webpush/register") { _, context in
+            guard let console = context.console else { return ConsolePage.redirect(to: "/console/login") }
+            return await registerWebPush(console)
+        }
         pages.get("messages") { request, context in await page(context) { try await messagesPage(request, $0) } }
         pages.get("messages/{messageId}") { _, context in await page(context) { try await messagePage($0, context) } }
         pages.get("messages/{messageId}/progress") { _, context in await page(context) { try await messageProgress($0, context) } }

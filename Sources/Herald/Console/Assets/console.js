@@ -89,3 +89,87 @@ document.addEventListener("DOMContentLoaded", () => {
     }, 3000);
   }
 });
+
+// The Web Push page (form#webpush): installs the service worker, subscribes this browser with the app's
+// VAPID public key (data-webpush-key) and registers the subscription with Herald as a WEB device.
+document.addEventListener("DOMContentLoaded", () => {
+  const form = document.getElementById("webpush");
+  if (!form) return;
+  const status = document.getElementById("webpush-status");
+  const button = form.querySelector("button[type=submit]");
+  const deviceField = form.querySelector("#f-deviceId");
+  const say = (text, kind) => {
+    status.textContent = text;
+    status.className = kind || "";
+  };
+  // This browser's device id: made once, then kept (a later Subscribe registers the same device again).
+  let stored = window.localStorage && localStorage.getItem("herald.webpush.deviceId");
+  if (!stored) {
+    const random = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+    stored = `console-${random}`;
+    if (window.localStorage) localStorage.setItem("herald.webpush.deviceId", stored);
+  }
+  if (!deviceField.value) deviceField.value = stored;
+  if (!window.isSecureContext) return say("Service workers need HTTPS or localhost: open this page through https:// or on localhost.", "error");
+  if (!("serviceWorker" in navigator)) return say("This browser cannot subscribe: it has no service workers.", "error");
+  if (!("PushManager" in window)) return say("This browser cannot subscribe: it has no Push API.", "error");
+  const worker = navigator.serviceWorker.register("/console/webpush-sw.js", { scope: "/console/" });
+  worker.catch((error) => say(`This browser cannot subscribe: the service worker did not install (${error.message || error}).`, "error"));
+  button.disabled = false;
+
+  // The key as pushManager.subscribe takes it: the bytes of its URL-safe base64.
+  const keyBytes = (text) => {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+    return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  };
+  const same = (buffer, bytes) => {
+    if (!buffer) return false;
+    const other = new Uint8Array(buffer);
+    return other.length === bytes.length && other.every((value, index) => value === bytes[index]);
+  };
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    document.getElementById("webpush-next").hidden = true;
+    try {
+      say("Subscribing…");
+      await worker;
+      const registration = await navigator.serviceWorker.ready;
+      if (window.Notification && Notification.permission !== "granted") {
+        if ((await Notification.requestPermission()) !== "granted") {
+          return say("Notifications are blocked for this site: allow them in the browser's site settings, then try again.", "error");
+        }
+      }
+      const key = keyBytes(form.getAttribute("data-webpush-key"));
+      // A subscription made with another key (the app's key changed) must go before a new one.
+      const existing = await registration.pushManager.getSubscription();
+      if (existing && !same(existing.options.applicationServerKey, key)) await existing.unsubscribe();
+      let subscription;
+      try {
+        subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+      } catch (error) {
+        if (error.name === "NotAllowedError") return say("Notifications are blocked for this site: allow them in the browser's site settings, then try again.", "error");
+        return say(`This browser cannot subscribe: ${error.message || error.name || error}`, "error");
+      }
+      const channel = form.elements.channel.value.trim();
+      const deviceId = deviceField.value.trim();
+      const body = new URLSearchParams({ csrf: form.elements.csrf.value, channel, deviceId, subscription: JSON.stringify(subscription) });
+      const response = await fetch(form.action, { method: "POST", credentials: "same-origin", body });
+      const answer = (response.headers.get("Content-Type") || "").includes("json") ? await response.json() : null;
+      if (!response.ok) {
+        const reason = answer && answer.message ? answer.message : `answer ${response.status} (reload the page: the session may have ended)`;
+        return say(`Herald refused the subscription: ${reason}`, "error");
+      }
+      if (window.localStorage) localStorage.setItem("herald.webpush.deviceId", deviceId);
+      say(`Subscribed: this browser is device ${answer.deviceId} in channel ${answer.channel}.`, "notice");
+      document.getElementById("webpush-send-channel").href = `/console/send?channel=${encodeURIComponent(answer.channel)}`;
+      document.getElementById("webpush-send-device").href = `/console/send?device=${encodeURIComponent(answer.deviceId)}`;
+      document.getElementById("webpush-next").hidden = false;
+    } catch (error) {
+      say(`This browser cannot subscribe: ${error.message || error}`, "error");
+    } finally {
+      button.disabled = false;
+    }
+  });
+});
