@@ -46,3 +46,8 @@ for mode in decrypt no-decrypt; do
             grep -E "^finished in|^requests:|^status codes:|time for request:"
     done
 done
+
+echo "== Web Push through the whole broker: herald-bench webpush-publish, a channel of 50,000 WEB devices, mock decrypting =="
+kill "$MOCK_PID" 2>/dev/null || true
+MOCK_PID=""
+timeout 600 "$HERALD_BENCH" webpush-publish --herald "$HERALD" --devices "${HERALD_BENCH_WEBPUSH_DEVICES:-50000}" --rounds 3
