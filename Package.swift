@@ -348,6 +348,7 @@ let package = Package(
                 "Herald",
                 "APNsMock",
                 "FCMMock",
+                "WebPushMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -20,7 +20,8 @@ struct HeraldBench: AsyncParsableCommand {
         abstract: "Prepare benchmark databases and time Herald's store and sweeper.",
         subcommands: [
             Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
-            StatementCost.self, APNsBench.self, APNsToken.self, FCMBench.self, FCMToken.self, WebPushBench.self, WebPushPublishBench.self, DeviceCheckBench.self, PublishBench.self,
+            StatementCost.self, APNsBench.self, APNsToken.self, FCMBench.self, FCMToken.self, WebPushBench.self, WebPushPublishBench.self,
+            DeviceCheckBench.self, PublishBench.self,
             PruneBench.self, PubSubBench.self,
         ])
 }

@@ -9,12 +9,13 @@ import Logging
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Publish to 10,000 fake iOS and Android devices through a real Herald and in-process mock APNs and FCM servers, then report.")
+            "Publish to 10,000 fake iOS, Android and web devices through a real Herald and in-process mock APNs, FCM and Web Push servers, then report."
+    )
 
     @Option(
         name: .long,
         help:
-            "The repository's fixtures directory (the mocks' TLS certificate and CA, the test .p8 key, the test FCM service account). Default: ./fixtures, else the one beside these sources."
+            "The repository's fixtures directory (the mocks' TLS certificate and CA, the test .p8 key, the test FCM service account, the test VAPID key). Default: ./fixtures, else the one beside these sources."
     )
     var fixtures: String?
 

@@ -17,7 +17,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "Demo mode only: the repository's fixtures directory, for the in-process mock APNs and FCM. Default: ./fixtures, else the one beside these sources."
+            "Demo mode only: the repository's fixtures directory, for the in-process mock APNs, FCM and Web Push. Default: ./fixtures, else the one beside these sources."
     )
     var fixtures: String?
 
@@ -82,7 +82,7 @@ enum Banner {
             if let unavailable {
                 return [
                     "Publishing in demo mode needs the mock servers, which could not start (\(unavailable)):",
-                    "  messages to the demo app fail until a configuration file gives it apns or fcm settings.",
+                    "  messages to the demo app fail until a configuration file gives it apns, fcm or webPush settings.",
                 ]
             }
             return mocks

@@ -3,6 +3,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldFCM
 import HeraldStore
+import HeraldWebPush
 import Hummingbird
 import Logging
 import NIOCore
@@ -22,15 +23,17 @@ public enum HeraldRuntime {
     }
 
     /// Where the demo app's messages go in demo mode (no configuration file): the `herald` command starts
-    /// mock APNs and FCM servers in its own process and hands their settings here, so a publish to the
-    /// demo app is delivered, to the mocks, with nothing set up. Ignored when the configuration has apps.
+    /// mock APNs, FCM and Web Push servers in its own process and hands their settings here, so a publish
+    /// to the demo app is delivered, to the mocks, with nothing set up. Ignored when the configuration has apps.
     public struct DemoDelivery: Sendable {
         public var apns: APNsAppConfiguration?
         public var fcm: FCMAppConfiguration?
+        public var webPush: WebPushAppConfiguration?
 
-        public init(apns: APNsAppConfiguration?, fcm: FCMAppConfiguration?) {
+        public init(apns: APNsAppConfiguration?, fcm: FCMAppConfiguration?, webPush: WebPushAppConfiguration? = nil) {
             self.apns = apns
             self.fcm = fcm
+            self.webPush = webPush
         }
     }
 
@@ -85,6 +88,7 @@ public enum HeraldRuntime {
                 // The provider clients are made from the configuration's apps: the demo app joins them.
                 resolved.app.apns = demoDelivery.apns
                 resolved.app.fcm = demoDelivery.fcm
+                resolved.app.webPush = demoDelivery.webPush
                 configuration.apps = [resolved.app]
             }
             demo = resolved

@@ -1,13 +1,14 @@
 import Foundation
 
 /// The repository's `fixtures/` directory: the mocks' TLS certificate and key, the CA that signed it,
-/// the test `.p8` key and the test FCM service account. The demo cannot run without them, so it looks
-/// where a checkout has them.
+/// the test `.p8` key, the test FCM service account and the test VAPID key. The demo cannot run without
+/// them, so it looks where a checkout has them.
 struct DemoFixtures: Sendable {
     let directory: URL
 
     static let required = [
         "tls/server.crt", "tls/server.key", "tls/ca.crt", "keys/AuthKey_TESTKEY001.p8", "fcm/service-account.json",
+        "webpush/vapid-test.pem",
     ]
 
     var serverCertificate: String { path("tls/server.crt") }
@@ -15,6 +16,7 @@ struct DemoFixtures: Sendable {
     var certificateAuthority: String { path("tls/ca.crt") }
     var signingKey: String { path("keys/AuthKey_TESTKEY001.p8") }
     var serviceAccount: String { path("fcm/service-account.json") }
+    var vapidKey: String { path("webpush/vapid-test.pem") }
 
     func path(_ relative: String) -> String { directory.appendingPathComponent(relative).path }
 

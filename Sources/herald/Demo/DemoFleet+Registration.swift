@@ -27,12 +27,17 @@ extension DemoFleet {
         }
     }
 
+    /// The checks the demo app's tokens get: its `webPush` block allows private hosts, since the mock Web
+    /// Push service that the browsers' subscriptions name listens on 127.0.0.1.
+    static let tokenRules = DeviceToken.Rules(webPushHosts: .init(allowPrivateHosts: true))
+
     /// Registers `devices` with `SQLRegistrationStore.register` on Herald's own database file (a second
     /// connection beside the running server's; SQLite serialises the writers), `inFlight` at a time.
     func register(_ devices: [Device], into store: SQLRegistrationStore, app: String, inFlight: Int) async throws {
         try await Self.forEach(devices, inFlight: inFlight) { device in
             let request = RegistrationRequest(
-                deviceId: try DeviceID(validating: device.id), deviceToken: try DeviceToken(validating: device.token, os: device.os),
+                deviceId: try DeviceID(validating: device.id),
+                deviceToken: try DeviceToken(validating: device.token, os: device.os, rules: Self.tokenRules),
                 os: device.os, osVersion: nil, channels: [try ChannelName(validating: device.channel)], expiration: nil)
             let now = SystemClock().now
             _ = try await store.register(app: app, request, now: now)

@@ -13,6 +13,11 @@ enum DemoFormat {
         return value < 0 ? "-" + grouped : grouped
     }
 
+    /// "1 TLS connection", "2 TLS connections": a count and its noun, plural unless the count is one.
+    static func count<N: BinaryInteger>(_ value: N, _ noun: String) -> String {
+        "\(count(value)) \(noun)\(value == 1 ? "" : "s")"
+    }
+
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }

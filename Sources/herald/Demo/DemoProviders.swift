@@ -5,52 +5,66 @@ import Herald
 import HeraldAPNs
 import HeraldCore
 import HeraldFCM
+import HeraldWebPush
+import WebPushMock
 
-/// The demo's stand-ins for Apple and Google: the mock APNs and the mock FCM (fixtures/), started in this
-/// process over TLS with the TEST ONLY credentials. The mocks are in the product binary on purpose, for
-/// demo mode, and this is the one file of it that imports them: the demo tour and `herald serve` in demo
-/// mode see only this type (the provider settings to give the demo app, the scripting and the counts
+/// The demo's stand-ins for Apple, Google and the browsers' push services: the mock APNs, the mock FCM
+/// and the mock Web Push service (fixtures/), started in this process over TLS with the TEST ONLY
+/// credentials. The mocks are in the product binary on purpose, for demo mode, and this is the one file
+/// of it that imports them: the demo tour and `herald serve` in demo mode see only this type (the
+/// provider settings to give the demo app, the browsers' subscriptions, the scripting and the counts
 /// the tour checks). A new push service adds its mock here.
 struct DemoProviders: Sendable {
     private let apns: APNsMock
     private let fcm: FCMMock
+    private let webPush: WebPushMock
     /// The demo app's provider blocks, pointing at the mocks.
     let delivery: HeraldRuntime.DemoDelivery
 
     /// The demo app's APNs topic, which the mock APNs checks.
     static let topic = "com.example.herald"
+    /// The demo app's VAPID subject, which the mock Web Push service sees in every push.
+    static let vapidSubject = "mailto:demo@herald.example"
 
-    /// Starts both mocks; `directory` receives the service-account copy that points at the mock FCM.
+    /// Ports to try first, per mock: the service's and its control port's.
+    typealias Ports = (apns: (Int, Int), fcm: (Int, Int), webPush: (Int, Int))
+
+    /// Starts the mocks; `directory` receives the service-account copy that points at the mock FCM.
     /// `recording`: notifications each keeps for its control API (nil: counts only, memory stays flat,
     /// for the tour). `ports`: the ports to try first, each mock falling back to free ones when its
     /// pair is taken or in `reserved`.
     static func start(
-        fixtures: DemoFixtures, directory: URL, recording: Int? = nil,
-        ports: (apns: (Int, Int), fcm: (Int, Int))? = nil, reserved: Set<Int> = []
+        fixtures: DemoFixtures, directory: URL, recording: Int? = nil, ports: Ports? = nil, reserved: Set<Int> = []
     ) async throws -> DemoProviders {
-        let apns = try await preferring(ports?.apns, reserved) { port, control in
-            try await startAPNs(fixtures, recording: recording, port: port, controlPort: control)
-        }
+        // Whatever started is stopped again if a later step fails.
+        var stops: [@Sendable () async -> Void] = []
         do {
+            let apns = try await preferring(ports?.apns, reserved) { port, control in
+                try await startAPNs(fixtures, recording: recording, port: port, controlPort: control)
+            }
+            stops.append { try? await apns.shutdown() }
             let fcm = try await preferring(ports?.fcm, reserved) { port, control in
                 try await startFCM(fixtures, recording: recording, port: port, controlPort: control)
             }
-            do {
-                let delivery = HeraldRuntime.DemoDelivery(
-                    apns: APNsAppConfiguration(
-                        environment: .custom(url: apns.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
-                        authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
-                    fcm: FCMAppConfiguration(
-                        serviceAccountFile: try fcm.serviceAccountFile(
-                            copying: fixtures.serviceAccount, to: directory.appendingPathComponent("service-account.json").path),
-                        url: fcm.baseURL, caFile: fixtures.certificateAuthority, connections: 2))
-                return DemoProviders(apns: apns, fcm: fcm, delivery: delivery)
-            } catch {
-                try? await fcm.shutdown()
-                throw error
+            stops.append { try? await fcm.shutdown() }
+            let webPush = try await preferring(ports?.webPush, reserved) { port, control in
+                try await startWebPush(fixtures, recording: recording, port: port, controlPort: control)
             }
+            stops.append { try? await webPush.shutdown() }
+            let delivery = HeraldRuntime.DemoDelivery(
+                apns: APNsAppConfiguration(
+                    environment: .custom(url: apns.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
+                    authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
+                fcm: FCMAppConfiguration(
+                    serviceAccountFile: try fcm.serviceAccountFile(
+                        copying: fixtures.serviceAccount, to: directory.appendingPathComponent("service-account.json").path),
+                    url: fcm.baseURL, caFile: fixtures.certificateAuthority, connections: 2),
+                webPush: WebPushAppConfiguration(
+                    privateKeyFile: fixtures.vapidKey, subject: vapidSubject, caFile: fixtures.certificateAuthority,
+                    allowPrivateHosts: true, connections: 2))
+            return DemoProviders(apns: apns, fcm: fcm, webPush: webPush, delivery: delivery)
         } catch {
-            try? await apns.shutdown()
+            for stop in stops.reversed() { await stop() }
             throw error
         }
     }
@@ -58,20 +72,54 @@ struct DemoProviders: Sendable {
     func shutdown() async {
         try? await apns.shutdown()
         try? await fcm.shutdown()
+        try? await webPush.shutdown()
     }
 
-    var apnsURL: String { apns.baseURL }
-    var fcmURL: String { fcm.baseURL }
-    var apnsControlPort: Int? { apns.controlPort }
-    var fcmControlPort: Int? { fcm.controlPort }
+    /// Where the mock of `provider` listens (`https://localhost:PORT`).
+    func url(_ provider: PushProvider) -> String {
+        switch provider {
+        case .apns: apns.baseURL
+        case .fcm: fcm.baseURL
+        case .webPush: webPush.baseURL
+        }
+    }
+
+    /// The control port of the mock of `provider`, when it has one (demo mode's mocks do).
+    func controlPort(_ provider: PushProvider) -> Int? {
+        switch provider {
+        case .apns: apns.controlPort
+        case .fcm: fcm.controlPort
+        case .webPush: webPush.controlPort
+        }
+    }
+
+    /// The control route that lists what the mock of `provider` received.
+    static func receivedPath(_ provider: PushProvider) -> String {
+        switch provider {
+        case .apns: "/control/notifications"
+        case .fcm, .webPush: "/control/messages"
+        }
+    }
+
+    /// The JSON text a browser's `JSON.stringify(subscription)` gives for a subscription `id` at the
+    /// mock Web Push service (its endpoint on 127.0.0.1, its keys derived from `id`, so the mock can
+    /// decrypt every push to it): what a WEB device registers as its token.
+    func webSubscription(id: String) -> String {
+        webPush.subscription(id: id)
+    }
 
     /// Has the service that serves `os` answer that `token` is gone: APNs with 410 Unregistered dated
-    /// `since` (epoch ms), FCM with 404 UNREGISTERED.
+    /// `since` (epoch ms), FCM with 404 UNREGISTERED, Web Push with 410 Gone (the subscription's id is the
+    /// last segment of its endpoint, as ``webSubscription(id:)`` made it).
     func scriptGone(token: String, os: DeviceOS, since: Int64) {
         switch PushProvider.serving(os) {
         case .fcm: fcm.script(token: token, .reject(.unregistered))
         case .apns: apns.script(token: token, .unregistered(timestamp: since))
-        case .webPush, nil: break
+        case .webPush:
+            let subscription = try? WebPushSubscription(parsing: token, hosts: .init(allowPrivateHosts: true))
+            guard let id = subscription?.endpoint.split(separator: "/").last else { return }
+            webPush.script(subscription: String(id), .reject(status: 410, retryAfter: nil))
+        case nil: break
         }
     }
 
@@ -79,10 +127,11 @@ struct DemoProviders: Sendable {
     struct Seen {
         var requests: Int
         var accepted: Int
-        /// Answered "token gone" (APNs 410, FCM UNREGISTERED).
+        /// Answered "token gone" (APNs 410, FCM UNREGISTERED, Web Push 410).
         var gone: Int
+        /// Connections Herald opened to it (0 for FCM, which does not count them).
         var connectionsOpened: Int
-        /// Access tokens fetched (FCM's OAuth2; 0 for APNs, which signs its own).
+        /// Access tokens fetched (FCM's OAuth2; 0 for APNs and Web Push, which sign their own).
         var tokenRequests: Int
     }
 
@@ -99,7 +148,10 @@ struct DemoProviders: Sendable {
                 requests: stats.sends, accepted: stats.accepted, gone: stats.byErrorCode["UNREGISTERED"] ?? 0,
                 connectionsOpened: 0, tokenRequests: stats.tokenRequests)
         case .webPush:
-            return Seen(requests: 0, accepted: 0, gone: 0, connectionsOpened: 0, tokenRequests: 0)
+            let stats = webPush.stats()
+            return Seen(
+                requests: stats.pushes, accepted: stats.accepted, gone: stats.byStatus["410"] ?? 0,
+                connectionsOpened: stats.connections.opened, tokenRequests: 0)
         }
     }
 
@@ -138,5 +190,21 @@ struct DemoProviders: Sendable {
         configuration.port = port
         configuration.controlPort = controlPort
         return try await FCMMock.start(configuration)
+    }
+
+    /// The mock Web Push service, taking only the test VAPID key's pushes (as a real push service takes
+    /// only the key a subscription was made with) and decrypting every one.
+    private static func startWebPush(
+        _ fixtures: DemoFixtures, recording: Int?, port: Int, controlPort: Int?
+    ) async throws -> WebPushMock {
+        var configuration = WebPushMockConfiguration(
+            transport: .tls(certificateChainFile: fixtures.serverCertificate, privateKeyFile: fixtures.serverKey))
+        configuration.requiredPublicKey = try VAPIDKey.applicationServerKey(pemFile: fixtures.vapidKey)
+        configuration.recordMessages = recording != nil
+        configuration.recordLimit = recording
+        if recording != nil { configuration.threads = 1 }
+        configuration.port = port
+        configuration.controlPort = controlPort
+        return try await WebPushMock.start(configuration)
     }
 }

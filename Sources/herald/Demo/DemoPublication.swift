@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// One message the demo published to one channel, and what Herald last said about it.
 struct DemoPublication: Sendable {
     /// `GET …/messaging/{messageId}`, as far as the demo reads it.
@@ -9,12 +11,13 @@ struct DemoPublication: Sendable {
             let pending: Int
             let tokensRemoved: Int
             let tokensDeactivated: Int
-            let byPlatform: ByPlatform
-        }
+            /// By `PushProvider.platformKey` (`ios`, `android`, `web`): every provider's counts.
+            let byPlatform: [String: Platform]
 
-        struct ByPlatform: Decodable, Sendable {
-            let ios: Platform
-            let android: Platform
+            /// The counts of the devices `provider` delivers to (zero if the status has none for it).
+            func through(_ provider: PushProvider) -> Platform {
+                byPlatform[provider.platformKey] ?? Platform(sent: 0, failed: 0, tokensRemoved: 0)
+            }
         }
 
         struct Platform: Decodable, Sendable {

@@ -5,13 +5,13 @@ import HeraldStore
 import Logging
 import ServiceLifecycle
 
-/// What the demo runs against: the mock APNs and the mock FCM over TLS, and a real Herald (the same
-/// `HeraldRuntime.serve` as `herald serve`) on a SQLite file in a temporary directory, with one app that
-/// sends to both mocks.
+/// What the demo runs against: the mock APNs, the mock FCM and the mock Web Push service over TLS, and a
+/// real Herald (the same `HeraldRuntime.serve` as `herald serve`) on a SQLite file in a temporary
+/// directory, with one app that sends to all of them.
 struct DemoStack: Sendable {
     static let appId = "demo"
 
-    /// The mock APNs and mock FCM.
+    /// The mock APNs, mock FCM and mock Web Push service.
     let providers: DemoProviders
     let herald: URL
     let clientKey: String
@@ -19,7 +19,7 @@ struct DemoStack: Sendable {
     let database: DatabaseURL
 
     /// Starts everything with Herald's database in `directory` (created here), runs `body`, then stops
-    /// Herald gracefully (as SIGTERM would) and the mock, and removes the directory, whether `body`
+    /// Herald gracefully (as SIGTERM would) and the mocks, and removes the directory, whether `body`
     /// succeeded or not.
     static func with(
         directory: URL, fixtures: DemoFixtures, logger: Logger,
@@ -38,7 +38,7 @@ struct DemoStack: Sendable {
                 apps: [
                     AppConfiguration(
                         id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
-                        apns: delivery.apns, fcm: delivery.fcm)
+                        apns: delivery.apns, fcm: delivery.fcm, webPush: delivery.webPush)
                 ])
             configuration.sweeper.intervalSeconds = 0
             try await runHerald(configuration, logger: logger) { port in

@@ -4,11 +4,11 @@ import HeraldCore
 import HeraldStore
 import Logging
 
-/// The demo's script: register a mixed fleet (iOS and Android) through Herald's API, have each mock call
-/// ~1% of its platform's tokens unregistered, publish one message per channel (each reaches its iOS
-/// devices through APNs and its Android devices through FCM in one fan-out), follow the fan-outs, and
-/// check what Herald reports against what the mocks saw. Every step says what it did; any mismatch is an error, so exit 0 means
-/// the numbers printed agree.
+/// The demo's script: register a mixed fleet (iOS, Android and web browsers) through Herald's API, have
+/// each mock call ~1% of its platform's tokens gone, publish one message per channel (each reaches its
+/// iOS devices through APNs, its Android devices through FCM and its browsers through Web Push in one
+/// fan-out), follow the fan-outs, and check what Herald reports against what the mocks saw. Every step
+/// says what it did; any mismatch is an error, so exit 0 means the numbers printed agree.
 struct DemoTour {
     let fixtures: DemoFixtures
     let deviceCount: Int
@@ -19,8 +19,8 @@ struct DemoTour {
     func run() async throws {
         let started = ContinuousClock.now
         DemoFormat.say(
-            "Herald demo: a real Herald, the mock APNs and the mock FCM in this process, \(DemoFormat.count(deviceCount)) fake "
-                + "devices (iOS and Android) in \(DemoFleet.channels.count) channels.")
+            "Herald demo: a real Herald, the mock APNs, the mock FCM and the mock Web Push service in this process, "
+                + "\(DemoFormat.count(deviceCount)) fake devices (iOS, Android and web browsers) in \(DemoFleet.channels.count) channels.")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-demo-\(RandomHex.make(bytes: 6))")
         try await DemoStack.with(directory: directory, fixtures: fixtures, logger: logger) { stack in
             try await tour(stack)
@@ -29,14 +29,18 @@ struct DemoTour {
         DemoFormat.say(
             "Stopped Herald gracefully and the mocks; removed \(directory.path). "
                 + "Whole demo: \(DemoFormat.seconds(ContinuousClock.now - started, digits: 1)).")
-        DemoFormat.say("All checks passed: Herald's counts agree with the devices registered and with both mocks.")
+        DemoFormat.say("All checks passed: Herald's counts agree with the devices registered and with every mock.")
     }
 
     private func tour(_ stack: DemoStack) async throws {
-        DemoFormat.say("  mock APNs  \(stack.providers.apnsURL) (TLS; token auth TESTKEY001/TESTTEAM01; topic \(DemoProviders.topic))")
-        DemoFormat.say("  mock FCM   \(stack.providers.fcmURL) (TLS; OAuth2 access tokens for the test service account herald-test)")
+        let width = PushProvider.allCases.map { "mock \($0.displayName)".count }.max() ?? 0
+        for provider in PushProvider.allCases {
+            DemoFormat.say(
+                "  \(DemoFormat.left("mock \(provider.displayName)", width))  \(stack.providers.url(provider)) (\(Self.about(provider)))")
+        }
         DemoFormat.say(
-            "  Herald     \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' sends to both mocks")
+            "  \(DemoFormat.left("Herald", width))  \(stack.herald.absoluteString) (database \(stack.database)); app '\(DemoStack.appId)' "
+                + "sends to every mock")
         let http = DemoHTTP(
             base: stack.herald, connections: Self.inFlight,
             placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY"])
@@ -46,11 +50,10 @@ struct DemoTour {
         for device in fleet.unregistered {
             stack.providers.scriptGone(token: device.token, os: device.os, since: invalidSince)
         }
-        let goneAndroid = fleet.unregistered.filter { $0.os == .android }.count
-        DemoFormat.say(
-            "Scripted 1% of each platform's tokens to be gone: \(DemoFormat.count(fleet.unregistered.count - goneAndroid)) at the "
-                + "mock APNs (410 Unregistered, dated after their registration), \(DemoFormat.count(goneAndroid)) at the mock FCM "
-                + "(404 UNREGISTERED).")
+        let scripted = PushProvider.allCases.map { provider in
+            "\(DemoFormat.count(fleet.unregistered(through: provider).count)) at the mock \(provider.displayName) (\(Self.gone(provider)))"
+        }
+        DemoFormat.say("Scripted 1% of each platform's tokens to be gone: \(Self.list(scripted)).")
         var publications = try await publish(stack, http, fleet)
         try await DemoWatch(http: http, messaging: "\(DemoStack.appId)/\(stack.serverKey)/messaging").follow(&publications)
         DemoFormat.say("")
@@ -58,15 +61,16 @@ struct DemoTour {
         for line in report.lines { DemoFormat.say(line) }
         DemoFormat.say("")
         try check(report, fleet: fleet, stack: stack)
-        try await confirmRemoved(fleet.unregistered[0], stack, http)
-        try await confirmRemoved(fleet.unregistered[fleet.unregistered.count - 1], stack, http)
+        for os in DemoFleet.platforms {
+            if let device = fleet.unregistered.first(where: { $0.os == os }) { try await confirmRemoved(device, stack, http) }
+        }
     }
 
     /// A sample of the fleet registers over HTTP; the rest through Herald's store. In a debug build
     /// (`swift run`) Herald's HTTP stack handles only about 700 registrations/s, which alone would
     /// take most of the tour's 30 seconds; the store path is the same `register` call the route makes.
     private func register(_ stack: DemoStack, _ http: DemoHTTP) async throws -> DemoFleet {
-        let fleet = DemoFleet(count: deviceCount)
+        let fleet = DemoFleet(count: deviceCount, webSubscription: stack.providers.webSubscription)
         let start = ContinuousClock.now
         let sample = fleet.overHTTP
         try await fleet.register(sample, through: http, app: DemoStack.appId, clientKey: stack.clientKey, inFlight: Self.inFlight)
@@ -77,9 +81,9 @@ struct DemoTour {
         }
         let took = ContinuousClock.now - start
         let sizes = DemoFleet.channels.map { "\($0.name) \(DemoFormat.count(fleet.count(in: $0.name)))" }.joined(separator: ", ")
+        let platforms = DemoFleet.platforms.map { "\(DemoFormat.count(fleet.count(on: $0))) \($0.rawValue)" }.joined(separator: ", ")
         DemoFormat.say(
-            "Registered \(DemoFormat.count(fleet.devices.count)) devices (\(sizes); \(DemoFormat.count(fleet.count(on: .ios))) IOS, "
-                + "\(DemoFormat.count(fleet.count(on: .android))) ANDROID) in \(DemoFormat.seconds(took, digits: 1)): "
+            "Registered \(DemoFormat.count(fleet.devices.count)) devices (\(sizes); \(platforms)) in \(DemoFormat.seconds(took, digits: 1)): "
                 + "\(DemoFormat.count(sample.count)) with POST /demo/$CLIENT_KEY/messaging/registrations (\(Self.inFlight) in flight, "
                 + "\(DemoFormat.seconds(overHTTP, digits: 1))), \(DemoFormat.count(rest.count)) written straight into Herald's "
                 + "database by the same code that route runs (faster than HTTP for so many).")
@@ -120,34 +124,27 @@ struct DemoTour {
         }
         let total = report.total
         let scripted = fleet.unregistered.count
-        let scriptedAndroid = fleet.unregistered.filter { $0.os == .android }.count
-        guard total.failed == scripted, total.removed == scripted, total.androidRemoved == scriptedAndroid else {
+        guard total.failed == scripted, total.removed == scripted,
+            PushProvider.allCases.allSatisfy({ total.removed(through: $0) == fleet.unregistered(through: $0).count })
+        else {
+            let removed = PushProvider.allCases.map { "\(total.removed(through: $0)) \(DemoReport.platformName($0))" }
+            let gone = PushProvider.allCases.map { "\(fleet.unregistered(through: $0).count) \(DemoReport.platformName($0))" }
             throw DemoError(
-                "\(total.failed) failed and \(total.removed) tokens removed (\(total.androidRemoved) Android), but \(scripted) tokens "
-                    + "were scripted to be gone (\(scriptedAndroid) Android)")
+                "\(total.failed) failed and \(total.removed) tokens removed (\(removed.joined(separator: ", "))), but \(scripted) "
+                    + "tokens were scripted to be gone (\(gone.joined(separator: ", ")))")
         }
-        let apns = stack.providers.seen(.apns)
-        let gone = apns.gone
-        let iosRegistered = fleet.count(on: .ios)
-        guard apns.accepted == total.iosSent, gone == scripted - scriptedAndroid, apns.requests == iosRegistered else {
-            throw DemoError(
-                "the mock APNs saw \(apns.requests) requests, accepted \(apns.accepted) and answered 410 to \(gone); Herald reports "
-                    + "\(total.iosSent) sent to iOS of \(iosRegistered)")
+        for provider in PushProvider.allCases {
+            let seen = stack.providers.seen(provider)
+            let registered = fleet.count(through: provider)
+            let gone = fleet.unregistered(through: provider).count
+            guard seen.accepted == total.sent(through: provider), seen.gone == gone, seen.requests == registered else {
+                throw DemoError(
+                    "the mock \(provider.displayName) saw \(seen.requests) requests, accepted \(seen.accepted) and answered "
+                        + "\(Self.gone(provider)) to \(seen.gone) (\(gone) scripted); Herald reports \(total.sent(through: provider)) "
+                        + "sent to \(DemoReport.platformName(provider)) of \(registered)")
+            }
+            DemoFormat.say(Self.agrees(provider, seen))
         }
-        let fcm = stack.providers.seen(.fcm)
-        let unregistered = fcm.gone
-        let androidRegistered = fleet.count(on: .android)
-        guard fcm.accepted == total.androidSent, unregistered == scriptedAndroid, fcm.requests == androidRegistered else {
-            throw DemoError(
-                "the mock FCM saw \(fcm.requests) sends, accepted \(fcm.accepted) and answered UNREGISTERED to \(unregistered); "
-                    + "Herald reports \(total.androidSent) sent to Android of \(androidRegistered)")
-        }
-        DemoFormat.say(
-            "The mock APNs agrees: \(DemoFormat.count(apns.requests)) requests, \(DemoFormat.count(apns.accepted)) accepted, "
-                + "\(DemoFormat.count(gone)) answered 410 Unregistered, over \(apns.connectionsOpened) TLS connections.")
-        DemoFormat.say(
-            "The mock FCM agrees: \(DemoFormat.count(fcm.requests)) sends, \(DemoFormat.count(fcm.accepted)) accepted, "
-                + "\(DemoFormat.count(unregistered)) answered UNREGISTERED, \(fcm.tokenRequests) access token fetched for all of them.")
     }
 
     /// A device whose token was reported gone must be gone from Herald: its registration GET answers 404.

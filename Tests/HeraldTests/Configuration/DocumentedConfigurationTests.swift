@@ -13,6 +13,7 @@ import Testing
         ("/run/credentials/herald.service/shop.p8", FixtureFiles.keyFile()),
         ("/etc/herald/shop.p8", FixtureFiles.keyFile()),
         ("/etc/herald/shop-firebase.json", FixtureFiles.path("fixtures/fcm/service-account.json")),
+        ("/etc/herald/shop-vapid.pem", FixtureFiles.path("fixtures/webpush/vapid-test.pem")),
         ("<random client key>", "client-key-0001"), ("<random server key>", "server-key-0001"),
         ("<random admin key>", "admin-key-0001"),
     ]
@@ -66,7 +67,8 @@ import Testing
                 let configuration = try ConfigurationLoader.load(file: file, environment: [:])
                 if isFragment {
                     let app = try #require(configuration.apps.first, "\(block)")
-                    #expect(app.apns != nil || app.fcm != nil || app.deviceCheck != nil || app.webhook != nil, "\(block)")
+                    #expect(
+                        app.apns != nil || app.fcm != nil || app.webPush != nil || app.deviceCheck != nil || app.webhook != nil, "\(block)")
                 }
             } catch {
                 Issue.record("\(block) does not load: \(error)")

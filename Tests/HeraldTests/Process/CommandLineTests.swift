@@ -3,6 +3,7 @@ import Herald
 import HeraldCore
 import HeraldStore
 import HeraldTestSupport
+import HeraldWebPush
 import Logging
 import Testing
 
@@ -140,16 +141,20 @@ import Testing
         return problems
     }
 
-    /// `herald demo` exits 0 only when Herald's counts agree with both mocks (it checks them itself):
-    /// a small fleet of iOS and Android devices, each platform's gone tokens removed.
+    /// `herald demo` exits 0 only when Herald's counts agree with every mock (it checks them itself):
+    /// a small fleet of iOS, Android and web devices, each platform's gone tokens removed.
     @Test func theDemoSendsToAMixedFleetAndTheCountsAgree() async throws {
         let result = try await HeraldProcess.run(
             ["demo", "--devices", "300", "--fixtures", FixtureFiles.path("fixtures")], timeout: .seconds(120))
         #expect(result.code == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("210 IOS, 90 ANDROID"), "\(result.stdout)")
-        #expect(result.stdout.contains("The mock APNs agrees: 210 requests, 208 accepted"), "\(result.stdout)")
+        #expect(result.stdout.contains("150 IOS, 90 ANDROID, 60 WEB"), "\(result.stdout)")
+        #expect(result.stdout.contains("sent iOS  Android      Web"), "\(result.stdout)")
+        #expect(result.stdout.contains("The mock APNs agrees: 150 requests, 149 accepted, 1 answered"), "\(result.stdout)")
         #expect(result.stdout.contains("The mock FCM agrees: 90 sends, 89 accepted, 1 answered UNREGISTERED"), "\(result.stdout)")
-        #expect(result.stdout.contains("(ANDROID; its token was reported gone) → 404"), "\(result.stdout)")
+        #expect(result.stdout.contains("The mock Web Push agrees: 60 pushes, 59 accepted and decrypted"), "\(result.stdout)")
+        for os in ["IOS", "ANDROID", "WEB"] {
+            #expect(result.stdout.contains("(\(os); its token was reported gone) → 404"), "\(result.stdout)")
+        }
     }
 
     @Test func sweepAndMigrateCommands() async throws {
@@ -215,6 +220,32 @@ import Testing
         for (role, value) in zip(["client", "server", "admin"], values.dropFirst()) {
             #expect(printed.contains { $0.count == 3 && $0[1] == role && $0[2] == value }, "\(role)")
         }
+    }
+
+    /// `herald keys --vapid FILE`: a new key readable by its owner only, its public key printed in the form a
+    /// browser takes, a block that loads; run again, the file is kept and the same key printed.
+    @Test func keysVapidWritesAKeyOnceAndPrintsItsPublicKey() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let file = scratch.path("vapid.pem")
+        let first = try await HeraldProcess.run(["keys", "--vapid", file], directory: scratch.url)
+        #expect(first.code == 0, "\(first.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let key = try VAPIDKey.applicationServerKey(pemFile: file)
+        #expect(key.count == 87, "65 bytes in URL-safe base64 without padding")
+        #expect(first.stdout.contains(key))
+        #expect(first.stdout.contains("Wrote a new VAPID key pair"))
+        let again = try await HeraldProcess.run(["keys", "--vapid", file], directory: scratch.url)
+        #expect(again.code == 0)
+        #expect(again.stdout.contains("exists; its key is unchanged") && again.stdout.contains(key))
+        let config = try scratch.write(
+            "herald.json",
+            #"{"apps": [{"id": "shop", "keys": [{"key": "k", "role": "client"}], "webPush": {"privateKeyFile": "\#(file)", "subject": "mailto:a@b.c"}}]}"#
+        )
+        #expect(try ConfigurationLoader.load(file: config, environment: [:]).apps[0].webPush?.privateKeyFile == file)
+        let wrong = try await HeraldProcess.run(["keys", "--vapid", file, "--env"], directory: scratch.url)
+        #expect(wrong.code != 0)
     }
 
     @Test func keysAndSweepRefuseADatabaseThatIsNotThere() async throws {

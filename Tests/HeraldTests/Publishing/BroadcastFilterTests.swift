@@ -55,7 +55,8 @@ import Testing
             let status = try await h.waitFor(id, status: "published")
             #expect(status.delivery("targeted") == 3)
             let reason = "not sent: the app has no FCM settings (apps[].fcm in the configuration)"
-            #expect(status["skipped"] == .object(["ANDROID": .string(reason)]))
+            let web = "not sent: the app has no Web Push settings (apps[].webPush in the configuration)"
+            #expect(status["skipped"] == .object(["ANDROID": .string(reason), "WEB": .string(web)]))
             // Apple devices only: nothing of what it targets is skipped.
             let apple = try await h.publish("news", #"{"message": "Hi", "pushBroadcast": "FOR_IOS|FOR_OSX"}"#)
             #expect(try await h.waitFor(apple, status: "published")["skipped"] == .object([:]))

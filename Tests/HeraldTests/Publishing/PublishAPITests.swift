@@ -171,7 +171,7 @@ import Testing
                     == .object([
                         "targeted": .integer(4), "sent": .integer(4), "failed": .integer(0), "pending": .integer(0),
                         "tokensRemoved": .integer(0), "tokensDeactivated": .integer(0),
-                        "byPlatform": .object(["ios": platform(sent: 4), "android": platform(sent: 0)]),
+                        "byPlatform": .object(["ios": platform(sent: 4), "android": platform(sent: 0), "web": platform(sent: 0)]),
                     ]))
         }
     }
