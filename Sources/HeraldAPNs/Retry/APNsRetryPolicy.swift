@@ -37,22 +37,8 @@ public struct APNsRetryPolicy: Sendable, Hashable {
                 reason: response.reason, status: response.status, timestamp: response.timestamp,
                 attempt: attempt, random: &random)
         case .failed(let error):
-            switch error.kind {
-            case .tls where error.curlCode == 35:
-                // SSL_CONNECT_ERROR: the handshake broke off (a reset mid-handshake): transient.
-                return retry(attempt: attempt, from: baseDelay, because: error.description, random: &random)
-            case .tls:
-                // A certificate, key or CA problem; retrying will not fix it.
-                return .abort("TLS handshake with APNs failed: \(error.message)")
-            case .credentials:
-                return .abort("cannot sign provider tokens: \(error.message)")
-            case .cancelled:
-                return .fail("cancelled before APNs answered")
-            case .other:
-                return .fail("send failed: \(error.message)")
-            case .connect, .streamReset, .connectionLost, .timeout, .tokenUnavailable:
-                return retry(attempt: attempt, from: baseDelay, because: error.description, random: &random)
-            }
+            return Backoff(maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay).decide(
+                error, attempt: attempt, service: "APNs", credentials: "cannot sign provider tokens", random: &random)
         }
     }
 

@@ -27,21 +27,7 @@ public struct FCMRetryPolicy: Sendable, Hashable {
         case .rejected(let response):
             return decide(response, attempt: attempt, random: &random)
         case .failed(let error):
-            switch error.kind {
-            case .tls where error.curlCode == 35:
-                // SSL_CONNECT_ERROR: the handshake broke off (a reset mid-handshake): transient.
-                return retry(attempt: attempt, because: error.description, random: &random)
-            case .tls:
-                return .abort("TLS handshake failed: \(error.message)")
-            case .credentials:
-                return .abort("no FCM access token: \(error.message)")
-            case .cancelled:
-                return .fail("cancelled before FCM answered")
-            case .other:
-                return .fail("send failed: \(error.message)")
-            case .connect, .streamReset, .connectionLost, .timeout, .tokenUnavailable:
-                return retry(attempt: attempt, because: error.description, random: &random)
-            }
+            return backoff.decide(error, attempt: attempt, service: "FCM", credentials: "no FCM access token", random: &random)
         }
     }
 

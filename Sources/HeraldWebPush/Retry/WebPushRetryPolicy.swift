@@ -30,22 +30,10 @@ public struct WebPushRetryPolicy: Sendable, Hashable {
         case .rejected(let response):
             return decide(response, attempt: attempt, random: &random)
         case .failed(let error):
-            switch error.kind {
-            case .tls where error.curlCode == 35:
-                // SSL_CONNECT_ERROR: the handshake broke off (a reset mid-handshake): transient.
-                return backoff.retry(attempt: attempt, because: error.description, random: &random)
-            case .tls:
-                // One push service's certificate; the others' sends go on.
-                return .fail("TLS handshake with the push service failed: \(error.message)")
-            case .credentials:
-                return .abort("the VAPID key cannot sign: \(error.message)")
-            case .cancelled:
-                return .fail("cancelled before the push service answered")
-            case .other:
-                return .fail(error.message)
-            case .connect, .streamReset, .connectionLost, .timeout, .tokenUnavailable:
-                return backoff.retry(attempt: attempt, because: error.description, random: &random)
-            }
+            // A TLS failure is one push service's certificate: the other services' sends go on.
+            return backoff.decide(
+                error, attempt: attempt, service: "the push service", credentials: "the VAPID key cannot sign",
+                tlsStopsTheMessage: false, random: &random)
         }
     }
 
