@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# FCM client throughput: herald-bench fcm, then h2load with the same connections, streams and request
-# body, both against the release fcm-mock over TLS on loopback (records off, so memory stays flat).
+# FCM client throughput: herald-bench fcm, then plain C on libcurl (bench/curl-ceiling.c) on one thread and
+# on a thread per connection, then h2load, all with the same connections, streams and request body against
+# the release fcm-mock over TLS on loopback (records off, so memory stays flat).
 # The test service account's token_uri is rewritten to the mock's token endpoint; h2load sends with an
 # access token fetched through HeraldFCM's token code (herald-bench fcm-token).
 # Run through bench/run.sh (it builds first), or alone after a release build:
@@ -32,10 +33,17 @@ for _ in $(seq 1 100); do grep -q "listening" "$WORK/fcm-mock.log" && break; sle
 
 echo "== FCM: herald-bench fcm vs h2load, $COUNT messages, TLS, mock on the same machine =="
 ACCESS_TOKEN=$(timeout 30 "$HERALD_BENCH" fcm-token --service-account "$ACCOUNT" --ca "$CA")
+CEILING=$(curl_ceiling)
 for streams in 100 500; do
     echo "-- 2 connections × $streams streams: herald-bench fcm"
     timeout 300 "$HERALD_BENCH" fcm --url "https://localhost:$MOCK_PORT" --ca "$CA" --service-account "$ACCOUNT" \
         --count "$COUNT" --connections 2 --streams "$streams"
+    for threads in 1 2; do
+        echo "-- 2 connections × $streams streams: curl-ceiling, $threads thread(s) (plain C on libcurl)"
+        timeout 300 "$CEILING" --url "https://localhost:$MOCK_PORT/v1/projects/$PROJECT/messages:send" --ca "$CA" \
+            --count "$COUNT" --connections 2 --streams "$streams" --threads "$threads" --body "$BODY" \
+            -H "content-type: application/json" -H "authorization: Bearer $ACCESS_TOKEN"
+    done
     echo "-- 2 connections × $streams streams: h2load (the machine's ceiling for this mock)"
     timeout 300 h2load -n "$COUNT" -c 2 -m "$streams" -d "$BODY" \
         -H "content-type: application/json" -H "authorization: Bearer $ACCESS_TOKEN" \

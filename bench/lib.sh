@@ -124,3 +124,13 @@ fresh_pg() {
     psql "$HERALD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $1 WITH (FORCE)" >/dev/null
     psql "$HERALD_TEST_POSTGRES_URL" -qc "CREATE DATABASE $1" >/dev/null
 }
+
+# curl_ceiling: builds bench/curl-ceiling.c (plain C on libcurl: the reference for Herald's clients) into
+# $WORK once and prints its path.
+curl_ceiling() {
+    local binary="$WORK/curl-ceiling"
+    if [ ! -x "$binary" ] || [ "$BENCH_ROOT/bench/curl-ceiling.c" -nt "$binary" ]; then
+        cc -O2 -o "$binary" "$BENCH_ROOT/bench/curl-ceiling.c" -lcurl -lpthread
+    fi
+    echo "$binary"
+}

@@ -1,232 +1,98 @@
 import CCurl
-import DequeModule
-import Foundation
-import HeraldCore
 import Synchronization
 
-/// Drives one curl multi handle on a dedicated thread: jobs are queued under a lock, the thread
-/// is woken with `curl_multi_wakeup` when the queue stops being empty, attaches at most
-/// `window` transfers to the multi handle (the rest wait in Swift, not inside curl, so their
-/// timeout does not run and curl's per-iteration walk stays short), and waits in `curl_multi_poll`.
+/// A provider client's sending machinery: its connections, spread over lanes, each lane one curl multi
+/// handle on a thread of its own (`CurlLane`) with `connectionsPerThread` of the connections.
 ///
-/// `@unchecked Sendable`: the multi handle's transfers, the easy handles, `active`, `waiting`
-/// and `idle` are touched only by the loop thread; what other threads touch (`shared`) is behind
-/// a lock (`Locked`), and `curl_multi_wakeup` (thread-safe in curl) is only called under that lock while
-/// the loop has not stopped, so it never meets a cleaned-up handle.
-public final class CurlMultiLoop: @unchecked Sendable {
-    private struct Shared {
-        var queue: [CurlJob] = []
-        var stopping = false
-        var counters = CurlCounters(easyHandles: 0, inFlight: 0, queued: 0, completed: 0)
-    }
+/// One multi handle drives its connections from one thread, so one core did all of the HTTP/2 framing
+/// and TLS of a client while the others waited; a thread per connection lets a client use as many
+/// cores as it has connections, as plain C on libcurl does with a multi handle per thread (BENCHMARKS.md).
+/// The in-flight window is unchanged in meaning: `connections × streamsPerConnection` in all, each
+/// lane holding its share. A job goes to the lane with the fewest jobs not yet completed, so a lane
+/// whose connection stalls or reconnects takes less while the others carry on.
+public final class CurlMultiLoop: Sendable {
+    private let lanes: [CurlLane]
+    /// Where the search for the least loaded lane starts, turned per job so equal lanes share evenly.
+    private let turn = Atomic<Int>(0)
 
-    private let multi: UnsafeMutableRawPointer
-    private let settings: CurlOptions
-    private let window: Int
-    private let shared = Locked(Shared())
-    /// Left when the loop thread has freed everything.
-    private let done = DispatchGroup()
-    private let threadID = Locked<pthread_t?>(nil)
-
-    // Loop thread only.
-    private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, job: CurlJob)] = [:]
-    private var waiting = Deque<CurlJob>()
-    private var intake: [CurlJob] = []
-    private var idle: [CurlEasy] = []
-    /// Outlives every easy handle: curl calls its close callback up to `curl_multi_cleanup`.
-    private let sockets = CurlSockets()
-    private var completedCount = 0
-    private var rounds = 0
-
-    /// `name` names the loop's thread (`herald-apns-curl`); `stoppedText` is the error text of the
-    /// transfers that end because the loop stopped. `connections` is per host; `hosts` (1 for a service
-    /// with one address, more for Web Push's many push services) multiplies it into the loop's total.
+    /// `connections` is per host; `hosts` (1 for a service with one address, more for Web Push's many
+    /// push services) multiplies it into the loop's total. `connectionsPerThread` groups connections
+    /// into lanes (1: a thread per connection). `name` names the lanes' threads (`herald-apns-curl`,
+    /// then `-1`, `-2`… when there are several); `stoppedText` is the error text of the transfers that
+    /// end because the loop stopped.
     public init(
-        settings: CurlOptions, connections: Int, streamsPerConnection: Int, hosts: Int = 1, name: String,
-        stoppedText: String = "the client was shut down"
+        settings: CurlOptions, connections: Int, streamsPerConnection: Int, hosts: Int = 1, connectionsPerThread: Int = 1,
+        name: String, stoppedText: String = "the client was shut down"
     ) throws(CurlConfigurationError) {
-        CurlGlobal.initialize()
-        guard let multi = curl_multi_init() else { throw CurlConfigurationError("curl_multi_init failed") }
-        cancelled = CurlCompletion(code: -1, status: 0, body: [], errorText: stoppedText)
-        self.multi = multi
-        self.settings = settings
-        // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
-        let streams = settings.cleartext ? 1 : streamsPerConnection
-        window = connections * streams
-        var ok = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex()) == CURLM_OK
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections) == CURLM_OK
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections * hosts) == CURLM_OK
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections * hosts) == CURLM_OK
-        // curl's default is 100 streams per connection; APNs allows 1000.
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, streams) == CURLM_OK
-        guard ok else {
-            curl_multi_cleanup(multi)
-            throw CurlConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
+        let connections = max(1, connections)
+        let laneCount = max(1, (connections + max(1, connectionsPerThread) - 1) / max(1, connectionsPerThread))
+        var lanes: [CurlLane] = []
+        for index in 0..<laneCount {
+            // Connections shared out as evenly as they go: 5 over 2 lanes is 3 and 2.
+            let share = connections / laneCount + (index < connections % laneCount ? 1 : 0)
+            do {
+                lanes.append(
+                    try CurlLane(
+                        settings: settings, connections: share, streamsPerConnection: streamsPerConnection, hosts: hosts,
+                        name: laneCount == 1 ? name : "\(name)-\(index + 1)", stoppedText: stoppedText))
+            } catch {
+                for lane in lanes { lane.requestStop() }
+                for lane in lanes { lane.waitStopped() }
+                throw error
+            }
         }
-        done.enter()
-        // The thread holds the loop until `run` returns, so the loop outlives every transfer.
-        let thread = Thread { [self] in
-            threadID.withLock { $0 = pthread_self() }
-            run()
-        }
-        thread.name = name
-        thread.start()
+        self.lanes = lanes
     }
 
-    /// Queues a job; its completion is called exactly once, also when the loop stops.
+    deinit { stop() }
+
+    /// How many threads the loop runs.
+    public var threads: Int { lanes.count }
+
+    /// Queues a job; its completion is called exactly once, on a lane's thread (or the caller's when the
+    /// loop has stopped), also when the loop stops.
     public func submit(_ job: CurlJob) {
-        let accepted = shared.withLock { state -> Bool in
-            guard !state.stopping else { return false }
-            state.queue.append(job)
-            // One wakeup per batch: the loop takes the whole queue at once, so only the job that
-            // finds it empty needs to wake it.
-            if state.queue.count == 1 { curl_multi_wakeup(multi) }
-            return true
+        if lanes.count == 1 {
+            lanes[0].submit(job)
+            return
         }
-        if !accepted { job.completion(cancelled) }
+        let start = turn.wrappingAdd(1, ordering: .relaxed).oldValue
+        var chosen = lanes[start % lanes.count]
+        var least = chosen.load
+        for offset in 1..<lanes.count where least > 0 {
+            let lane = lanes[(start + offset) % lanes.count]
+            let load = lane.load
+            if load < least {
+                chosen = lane
+                least = load
+            }
+        }
+        chosen.submit(job)
     }
 
-    public var counters: CurlCounters { shared.withLock { $0.counters } }
+    /// The lanes' counters added up.
+    public var counters: CurlCounters {
+        var total = CurlCounters(easyHandles: 0, inFlight: 0, queued: 0, completed: 0)
+        for lane in lanes {
+            let counters = lane.counters
+            total.easyHandles += counters.easyHandles
+            total.inFlight += counters.inFlight
+            total.queued += counters.queued
+            total.completed += counters.completed
+            total.rounds += counters.rounds
+            total.connections += counters.connections
+        }
+        return total
+    }
 
     /// Stops the loop: queued and in-flight jobs complete as cancelled, connections close, the
-    /// thread ends, handles are freed. Safe to call more than once and from any thread; on the
-    /// loop thread itself (a completion) it only asks, and the loop stops after this round.
+    /// threads end, handles are freed. Safe to call more than once and from any thread; on a lane's
+    /// thread (a completion) it only asks, and the lanes stop after their round.
     public func stop() {
-        shared.withLock { state in
-            if !state.stopping {
-                state.stopping = true
-                curl_multi_wakeup(multi)
-            }
-        }
-        if let id = threadID.withLock({ $0 }), pthread_equal(id, pthread_self()) != 0 { return }
-        done.wait()
+        for lane in lanes { lane.requestStop() }
+        // A completion calling stop must not wait for its own lane, nor for a lane whose completion
+        // may be waiting for this one.
+        if lanes.contains(where: \.isCurrentThread) { return }
+        for lane in lanes { lane.waitStopped() }
     }
-
-    /// What a transfer that never ran, or was cut off by `stop`, ends with.
-    private let cancelled: CurlCompletion
-
-    // MARK: loop thread
-
-    private func run() {
-        var running: Int32 = 0
-        while true {
-            let stopping = shared.withLock { state -> Bool in
-                swap(&state.queue, &intake)
-                return state.stopping
-            }
-            if stopping {
-                waiting.append(contentsOf: intake)
-                intake.removeAll()
-                cancelAll()
-                break
-            }
-            waiting.append(contentsOf: intake)
-            intake.removeAll(keepingCapacity: true)
-            attachWaiting()
-            rounds += 1
-            // Everything curl writes in this round leaves together when uncorked (see CurlSockets).
-            sockets.cork()
-            if curl_multi_perform(multi, &running) != CURLM_OK { usleep(1000) }
-            drainFinished()
-            sockets.uncork()
-            publishCounters()
-            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK { usleep(1000) }
-        }
-        idle.removeAll()
-        curl_multi_cleanup(multi)
-        publishCounters()
-        done.leave()
-    }
-
-    /// Moves waiting jobs into curl while the window has room.
-    private func attachWaiting() {
-        while active.count < window, let job = waiting.popFirst() { attach(job) }
-    }
-
-    private func attach(_ job: CurlJob) {
-        let easy: CurlEasy
-        if let reused = idle.popLast() {
-            easy = reused
-        } else {
-            do {
-                easy = try CurlEasy(settings: settings, sockets: sockets)
-            } catch {
-                job.completion(failure(code: -2, text: error.message))
-                return
-            }
-        }
-        guard easy.prepare(url: job.url, headers: job.headers, body: job.body) else {
-            idle.append(easy)
-            job.completion(failure(code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "libcurl could not take the request"))
-            return
-        }
-        let added = curl_multi_add_handle(multi, easy.handle)
-        guard added == CURLM_OK else {
-            idle.append(easy)
-            job.completion(failure(code: -3, text: String(cString: curl_multi_strerror(added))))
-            return
-        }
-        active[easy.handle] = (easy, job)
-    }
-
-    private func drainFinished() {
-        var finished: [(CurlJob, CurlCompletion)] = []
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard ccurl_msg_is_done(message) != 0, let handle = ccurl_msg_easy(message) else { continue }
-            let code = ccurl_msg_result(message)
-            guard let (easy, job) = active.removeValue(forKey: handle) else { continue }
-            let completion = CurlCompletion(
-                code: Int(code.rawValue), status: code == CURLE_OK ? easy.responseCode : 0,
-                body: easy.responseBody, headers: easy.capturedHeaders,
-                errorText: code == CURLE_OK ? "" : easy.errorText(code))
-            curl_multi_remove_handle(multi, handle)
-            if idle.count < window { idle.append(easy) }
-            completedCount += 1
-            finished.append((job, completion))
-        }
-        guard !finished.isEmpty else { return }
-        // Refill the window before running completions, and publish counters first, so whoever a
-        // completion wakes sees them settled.
-        attachWaiting()
-        publishCounters()
-        for (job, completion) in finished { job.completion(completion) }
-    }
-
-    private func cancelAll() {
-        for (handle, entry) in active {
-            curl_multi_remove_handle(multi, handle)
-            entry.job.completion(cancelled)
-        }
-        active.removeAll()
-        for job in waiting { job.completion(cancelled) }
-        waiting.removeAll()
-        // Jobs queued after the last take: `stopping` is set, so no more can arrive.
-        let late = shared.withLock { state -> [CurlJob] in
-            defer { state.queue.removeAll() }
-            return state.queue
-        }
-        for job in late { job.completion(cancelled) }
-    }
-
-    private func publishCounters() {
-        let counters = CurlCounters(
-            easyHandles: active.count + idle.count, inFlight: active.count,
-            queued: waiting.count, completed: completedCount, rounds: rounds, connections: sockets.open.count)
-        shared.withLock { state in
-            state.counters = counters
-            state.counters.queued += state.queue.count
-        }
-    }
-
-    private func failure(code: Int, text: String) -> CurlCompletion {
-        CurlCompletion(code: code, status: 0, body: [], errorText: text)
-    }
-}
-
-/// libcurl's process-wide setup, done once before the first handle.
-public enum CurlGlobal {
-    private static let once: Void = { _ = curl_global_init(ccurl_global_all()) }()
-    public static func initialize() { _ = once }
-    public static var version: String { String(cString: curl_version()) }
 }

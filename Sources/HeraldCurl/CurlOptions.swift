@@ -13,6 +13,12 @@ public struct CurlOptions: Sendable {
     public var capturedHeaders: [String] = []
     /// At most this many bytes of a response body are kept; a longer one fails the transfer.
     public var maxResponseBytes = 16 * 1024
+    /// One stream per connection until the service accepts a request (a 2xx), and again after it refuses
+    /// one (4xx, 5xx) or a connection is replaced: APNs allows one stream on a new connection until a
+    /// request with a valid provider token succeeds, and lowers its limit to one after a rejected
+    /// notification. Sending more then only earns `REFUSED_STREAM`s, which libcurl retries on a new
+    /// connection. Off: the whole window at once.
+    public var narrowUntilAccepted = false
 
     public init(
         cleartext: Bool, caFile: String? = nil, connectTimeoutMilliseconds: Int, requestTimeoutMilliseconds: Int,

@@ -15,6 +15,8 @@ import Darwin
 /// larger chunks. Used only on the loop thread.
 final class CurlSockets {
     private(set) var open: Set<Int32> = []
+    /// Sockets closed since the loop started: a change means a connection was replaced.
+    private(set) var closedCount = 0
 
     /// Holds back partial segments until `uncork`.
     func cork() { for socket in open { set(socket, 1) } }
@@ -23,7 +25,9 @@ final class CurlSockets {
     func uncork() { for socket in open { set(socket, 0) } }
 
     fileprivate func opened(_ socket: Int32) { open.insert(socket) }
-    fileprivate func closed(_ socket: Int32) { open.remove(socket) }
+    fileprivate func closed(_ socket: Int32) {
+        if open.remove(socket) != nil { closedCount += 1 }
+    }
 
     private func set(_ socket: Int32, _ value: Int32) {
         #if os(Linux)

@@ -27,6 +27,38 @@ import Testing
         try await mock.shutdown()
     }
 
+    /// Each connection has a curl thread of its own (a lane), and the sends are shared between them: two
+    /// connections are two threads that each complete a fair part of a burst, over exactly two connections.
+    @Test func eachConnectionIsDrivenByItsOwnThreadAndCarriesAShare() async throws {
+        let mock = try await Fixtures.mock(.tls)
+        mock.setFaults(APNsMockFaults(latencyMilliseconds: 20))
+        let client = try Fixtures.client(for: mock, connections: 2, streams: 50)
+        defer { client.shutdown() }
+        let count = 1_000
+        let threads = Locked<[UInt: Int]>([:])
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        client.send(Fixtures.notification(index)) { outcome in
+                            if outcome.isDelivered { threads.withLock { $0[UInt(pthread_self()), default: 0] += 1 } }
+                            continuation.resume()
+                        }
+                    }
+                }
+            }
+        }
+        let shares = threads.withLock { $0 }
+        #expect(shares.values.reduce(0, +) == count)
+        #expect(shares.count == 2, "completions ran on \(shares.count) thread(s): \(shares)")
+        #expect(shares.values.allSatisfy { $0 >= count / 5 }, "a lane idled: \(shares)")
+        let stats = mock.stats()
+        #expect(stats.accepted == count)
+        #expect(stats.connectionsOpened == 2, "\(stats)")
+        #expect(client.counters.completed == count)
+        try await mock.shutdown()
+    }
+
     @Test(arguments: ["goaway", "drop"])
     func faultsMidFlightLeaveEveryNotificationWithAResultAndNoneLost(_ fault: String) async throws {
         let mock = try await Fixtures.mock(.tls)

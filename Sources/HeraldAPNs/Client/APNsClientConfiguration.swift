@@ -48,6 +48,9 @@ public struct APNsClientConfiguration: Sendable {
             cleartext: environment.isCleartext, caFile: environment.caFile,
             connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
             requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
+        // APNs's stream limits: one stream on a new connection until a request succeeds, and one after a
+        // rejected notification until the next success (see CurlOptions).
+        settings.narrowUntilAccepted = true
         if let caFile = environment.caFile { try Self.requireReadable(caFile, what: "CA file") }
         if case .certificate(let certificate, let key, let passphrase) = credentials {
             if settings.cleartext {

@@ -1,0 +1,270 @@
+import CCurl
+import DequeModule
+import Foundation
+import HeraldCore
+import Synchronization
+
+/// One lane of a `CurlMultiLoop`: one curl multi handle on a dedicated thread, with its own
+/// connections. Jobs are queued under a lock, the thread
+/// is woken with `curl_multi_wakeup` when the queue stops being empty, attaches at most
+/// `window` transfers to the multi handle (the rest wait in Swift, not inside curl, so their
+/// timeout does not run and curl's per-iteration walk stays short), and waits in `curl_multi_poll`.
+///
+/// `@unchecked Sendable`: the multi handle's transfers, the easy handles, `active`, `waiting`
+/// and `idle` are touched only by the loop thread; what other threads touch (`shared`) is behind
+/// a lock (`Locked`), and `curl_multi_wakeup` (thread-safe in curl) is only called under that lock while
+/// the loop has not stopped, so it never meets a cleaned-up handle.
+final class CurlLane: @unchecked Sendable {
+    private struct Shared {
+        var queue: [CurlJob] = []
+        var stopping = false
+        var counters = CurlCounters(easyHandles: 0, inFlight: 0, queued: 0, completed: 0)
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let settings: CurlOptions
+    /// Transfers attached at most once the service has accepted one on the connection.
+    private let fullWindow: Int
+    /// One stream per connection: the window while `settings.narrowUntilAccepted` holds it narrow.
+    private let narrowWindow: Int
+    /// The window now (loop thread only): `fullWindow`, or `narrowWindow` until an acceptance.
+    private var window: Int
+    /// `curlSockets.closedCount` when the window was last set: a socket closed since means a new
+    /// connection, which starts narrow again.
+    private var closedSeen = 0
+    private let shared = Locked(Shared())
+    /// Left when the loop thread has freed everything.
+    private let done = DispatchGroup()
+    private let threadID = Locked<pthread_t?>(nil)
+    /// Jobs submitted and not yet completed (queued, waiting or in curl): the loop gives a new job to
+    /// the lane with the fewest. Read by any thread, so an atomic rather than a field of `shared`.
+    private let pending = Atomic<Int>(0)
+
+    // Loop thread only.
+    private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, job: CurlJob)] = [:]
+    private var waiting = Deque<CurlJob>()
+    private var intake: [CurlJob] = []
+    private var idle: [CurlEasy] = []
+    /// Outlives every easy handle: curl calls its close callback up to `curl_multi_cleanup`.
+    private let sockets = CurlSockets()
+    private var completedCount = 0
+    private var rounds = 0
+
+    /// `name` names the lane's thread (`herald-apns-curl-1`); `stoppedText` is the error text of the
+    /// transfers that end because the loop stopped. `connections` is per host; `hosts` (1 for a service
+    /// with one address, more for Web Push's many push services) multiplies it into the lane's total.
+    init(
+        settings: CurlOptions, connections: Int, streamsPerConnection: Int, hosts: Int = 1, name: String,
+        stoppedText: String = "the client was shut down"
+    ) throws(CurlConfigurationError) {
+        CurlGlobal.initialize()
+        guard let multi = curl_multi_init() else { throw CurlConfigurationError("curl_multi_init failed") }
+        cancelled = CurlCompletion(code: -1, status: 0, body: [], errorText: stoppedText)
+        self.multi = multi
+        self.settings = settings
+        // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
+        let streams = settings.cleartext ? 1 : streamsPerConnection
+        fullWindow = connections * streams
+        narrowWindow = connections
+        window = settings.narrowUntilAccepted ? narrowWindow : fullWindow
+        var ok = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex()) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections * hosts) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections * hosts) == CURLM_OK
+        // curl's default is 100 streams per connection; APNs allows 1000.
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, streams) == CURLM_OK
+        guard ok else {
+            curl_multi_cleanup(multi)
+            throw CurlConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
+        }
+        done.enter()
+        // The thread holds the loop until `run` returns, so the loop outlives every transfer.
+        let thread = Thread { [self] in
+            threadID.withLock { $0 = pthread_self() }
+            run()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Queues a job; its completion is called exactly once, also when the loop stops.
+    func submit(_ job: CurlJob) {
+        pending.add(1, ordering: .relaxed)
+        let accepted = shared.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.queue.append(job)
+            // One wakeup per batch: the loop takes the whole queue at once, so only the job that
+            // finds it empty needs to wake it.
+            if state.queue.count == 1 { curl_multi_wakeup(multi) }
+            return true
+        }
+        if !accepted { complete(job, cancelled) }
+    }
+
+    /// Jobs not yet completed.
+    var load: Int { pending.load(ordering: .relaxed) }
+
+    var counters: CurlCounters { shared.withLock { $0.counters } }
+
+    /// Asks the lane to stop: queued and in-flight jobs complete as cancelled, connections close, the
+    /// thread ends, handles are freed. Safe to call more than once and from any thread.
+    func requestStop() {
+        shared.withLock { state in
+            if !state.stopping {
+                state.stopping = true
+                curl_multi_wakeup(multi)
+            }
+        }
+    }
+
+    /// Whether the calling thread is this lane's (a completion running).
+    var isCurrentThread: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Waits until the lane's thread has freed everything (after `requestStop`); never from a completion.
+    func waitStopped() { done.wait() }
+
+    /// What a transfer that never ran, or was cut off by `stop`, ends with.
+    private let cancelled: CurlCompletion
+
+    // MARK: loop thread
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let stopping = shared.withLock { state -> Bool in
+                swap(&state.queue, &intake)
+                return state.stopping
+            }
+            if stopping {
+                waiting.append(contentsOf: intake)
+                intake.removeAll()
+                cancelAll()
+                break
+            }
+            waiting.append(contentsOf: intake)
+            intake.removeAll(keepingCapacity: true)
+            attachWaiting()
+            rounds += 1
+            // Everything curl writes in this round leaves together when uncorked (see CurlSockets).
+            sockets.cork()
+            if curl_multi_perform(multi, &running) != CURLM_OK { usleep(1000) }
+            drainFinished()
+            sockets.uncork()
+            publishCounters()
+            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK { usleep(1000) }
+        }
+        idle.removeAll()
+        curl_multi_cleanup(multi)
+        publishCounters()
+        done.leave()
+    }
+
+    /// With `narrowUntilAccepted`: an accepted request (2xx) opens the window wide, a refused one (4xx, 5xx)
+    /// or a connection closed since narrows it to one stream per connection until the next acceptance.
+    private func adjustWindow(after completion: CurlCompletion) {
+        if sockets.closedCount != closedSeen {
+            closedSeen = sockets.closedCount
+            window = narrowWindow
+        }
+        guard completion.code == 0 else { return }
+        if (200..<300).contains(completion.status) {
+            window = fullWindow
+        } else if completion.status >= 400 {
+            window = narrowWindow
+        }
+    }
+
+    /// Moves waiting jobs into curl while the window has room.
+    private func attachWaiting() {
+        while active.count < window, let job = waiting.popFirst() { attach(job) }
+    }
+
+    private func attach(_ job: CurlJob) {
+        let easy: CurlEasy
+        if let reused = idle.popLast() {
+            easy = reused
+        } else {
+            do {
+                easy = try CurlEasy(settings: settings, sockets: sockets)
+            } catch {
+                complete(job, failure(code: -2, text: error.message))
+                return
+            }
+        }
+        guard easy.prepare(url: job.url, headers: job.headers, body: job.body) else {
+            idle.append(easy)
+            complete(job, failure(code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "libcurl could not take the request"))
+            return
+        }
+        let added = curl_multi_add_handle(multi, easy.handle)
+        guard added == CURLM_OK else {
+            idle.append(easy)
+            complete(job, failure(code: -3, text: String(cString: curl_multi_strerror(added))))
+            return
+        }
+        active[easy.handle] = (easy, job)
+    }
+
+    private func drainFinished() {
+        var finished: [(CurlJob, CurlCompletion)] = []
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard ccurl_msg_is_done(message) != 0, let handle = ccurl_msg_easy(message) else { continue }
+            let code = ccurl_msg_result(message)
+            guard let (easy, job) = active.removeValue(forKey: handle) else { continue }
+            let completion = CurlCompletion(
+                code: Int(code.rawValue), status: code == CURLE_OK ? easy.responseCode : 0,
+                body: easy.responseBody, headers: easy.capturedHeaders,
+                errorText: code == CURLE_OK ? "" : easy.errorText(code))
+            curl_multi_remove_handle(multi, handle)
+            if idle.count < fullWindow { idle.append(easy) }
+            if settings.narrowUntilAccepted { adjustWindow(after: completion) }
+            completedCount += 1
+            finished.append((job, completion))
+        }
+        guard !finished.isEmpty else { return }
+        // Refill the window before running completions, and publish counters first, so whoever a
+        // completion wakes sees them settled.
+        attachWaiting()
+        publishCounters()
+        for (job, completion) in finished { complete(job, completion) }
+    }
+
+    private func cancelAll() {
+        for (handle, entry) in active {
+            curl_multi_remove_handle(multi, handle)
+            complete(entry.job, cancelled)
+        }
+        active.removeAll()
+        for job in waiting { complete(job, cancelled) }
+        waiting.removeAll()
+        // Jobs queued after the last take: `stopping` is set, so no more can arrive.
+        let late = shared.withLock { state -> [CurlJob] in
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+        for job in late { complete(job, cancelled) }
+    }
+
+    private func publishCounters() {
+        let counters = CurlCounters(
+            easyHandles: active.count + idle.count, inFlight: active.count,
+            queued: waiting.count, completed: completedCount, rounds: rounds, connections: sockets.open.count)
+        shared.withLock { state in
+            state.counters = counters
+            state.counters.queued += state.queue.count
+        }
+    }
+
+    private func complete(_ job: CurlJob, _ completion: CurlCompletion) {
+        pending.subtract(1, ordering: .relaxed)
+        job.completion(completion)
+    }
+
+    private func failure(code: Int, text: String) -> CurlCompletion {
+        CurlCompletion(code: code, status: 0, body: [], errorText: text)
+    }
+}
