@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import PostgresKit
 import SQLKit
 
 /// Writes many register calls with a handful of set-based statements, inside one transaction.
@@ -22,9 +23,20 @@ struct RegistrationBatch {
     let calls: [Call]
 
     func write(_ db: any SQLDatabase) async throws -> [RegistrationReceipt] {
-        let devices = try await upsertDevices(db)
-        let channels = try await ensureChannels(db)
-        let registrationIds = try await upsertRegistrations(db, devices: devices, channels: channels)
+        let devices: [DeviceKey: (id: Int64, registrationId: String)]
+        let channels: [ChannelKey: Int64]
+        let registrationIds: [RegistrationKey: String]
+        if let postgres = db as? any PostgresDatabase {
+            // PostgreSQL: whole columns as array binds (see RegistrationBatch+Postgres).
+            let connection = try await postgres.withConnection { $0.eventLoop.makeSucceededFuture($0) }.get()
+            devices = try await upsertDevices(connection, logger: postgres.logger)
+            channels = try await ensureChannels(connection, logger: postgres.logger)
+            registrationIds = try await upsertRegistrations(connection, logger: postgres.logger, devices: devices, channels: channels)
+        } else {
+            devices = try await upsertDevices(db)
+            channels = try await ensureChannels(db)
+            registrationIds = try await upsertRegistrations(db, devices: devices, channels: channels)
+        }
         return try calls.map { call in
             guard let device = devices[DeviceKey(call)] else { throw StoreInvariantViolation("device upsert lost a device") }
             var ids: [ChannelName: String] = [:]
@@ -76,6 +88,60 @@ struct RegistrationBatch {
     /// admin switched off (only an admin switches it on again). Metadata a call does not
     /// send keeps its stored value (and, for a device named twice in the batch, the earlier call's).
     func upsertDevices(_ db: any SQLDatabase) async throws -> [DeviceKey: (id: Int64, registrationId: String)] {
+        var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
+        for chunk in deviceRows().chunks(ofCount: Self.maxBinds / 20) {
+            let values = chunk.map { call -> SQLQueryString in
+                let request = call.request
+                let now = call.now.milliseconds
+                let metadata = request.metadata
+                return """
+                    (\(bind: call.app), \(bind: request.deviceId.rawValue), \(bind: Self.newId()), \(bind: request.deviceToken.rawValue), \
+                    \(bind: request.os.rawValue), \(bind: request.osVersion), \(bind: now), \(bind: now), \(bind: true), \
+                    \(bind: metadata.installId), \(bind: metadata.deviceName), \(bind: metadata.deviceModel), \(bind: metadata.appVersion), \
+                    \(bind: metadata.appVersionKey), \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone), \
+                    \(bind: metadata.location?.lat), \(bind: metadata.location?.lon), \(bind: metadata.location?.accuracy))
+                    """
+            }
+            let rows = try await db.raw(
+                """
+                INSERT INTO devices (\(unsafeRaw: Self.deviceColumns))
+                VALUES \(values.joined(separator: ", "))
+                \(unsafeRaw: Self.deviceConflict)
+                RETURNING id, app_id, device_id, registration_id
+                """
+            ).all()
+            for row in rows {
+                let key = DeviceKey(
+                    app: try row.decode(column: "app_id", as: String.self),
+                    deviceId: try row.decode(column: "device_id", as: String.self))
+                devices[key] = (try row.decode(column: "id", as: Int64.self), try row.decode(column: "registration_id", as: String.self))
+            }
+        }
+        return devices
+    }
+
+    /// The devices' columns in the order both backends' upserts give their values.
+    static let deviceColumns = """
+        app_id, device_id, registration_id, device_token, os, os_version, created_at, last_seen_at, is_active,
+            install_id, device_name, device_model, app_version, app_version_key, app_build, locale, time_zone,
+            location_lat, location_lon, location_accuracy
+        """
+
+    /// What a device upsert does to a known device (both backends).
+    static let deviceConflict = """
+        ON CONFLICT (app_id, device_id) DO UPDATE SET
+            device_token = excluded.device_token, os = excluded.os, os_version = excluded.os_version,
+            last_seen_at = excluded.last_seen_at,
+            is_active = CASE WHEN devices.deactivated_by = 'admin' OR devices.device_token = excluded.device_token
+                THEN devices.is_active ELSE TRUE END,
+            deactivated_by = CASE WHEN devices.deactivated_by = 'admin' OR devices.device_token = excluded.device_token
+                THEN devices.deactivated_by ELSE NULL END,
+            \(RegistrationBatch.keepUnsent)
+        """
+
+    /// One call per device named, in key order, with the metadata of every call for it merged (the later
+    /// call's values win, unsent ones keep the earlier call's).
+    func deviceRows() -> [Call] {
         var latest: [DeviceKey: Call] = [:]
         var order: [DeviceKey] = []
         for call in calls {
@@ -92,50 +158,38 @@ struct RegistrationBatch {
         // Rows are written in key order, so two concurrent batches lock shared rows in the same order
         // and cannot deadlock (PostgreSQL locks each row as its upsert reaches it).
         order.sort()
-        var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
-        for chunk in order.chunks(ofCount: Self.maxBinds / 20) {
-            let values = chunk.map { key -> SQLQueryString in
-                let call = latest[key]!
-                let request = call.request
-                let now = call.now.milliseconds
-                let metadata = request.metadata
-                return """
-                    (\(bind: call.app), \(bind: request.deviceId.rawValue), \(bind: Self.newId()), \(bind: request.deviceToken.rawValue), \
-                    \(bind: request.os.rawValue), \(bind: request.osVersion), \(bind: now), \(bind: now), \(bind: true), \
-                    \(bind: metadata.installId), \(bind: metadata.deviceName), \(bind: metadata.deviceModel), \(bind: metadata.appVersion), \
-                    \(bind: metadata.appVersionKey), \(bind: metadata.appBuild), \(bind: metadata.locale), \(bind: metadata.timeZone), \
-                    \(bind: metadata.location?.lat), \(bind: metadata.location?.lon), \(bind: metadata.location?.accuracy))
-                    """
-            }
-            let rows = try await db.raw(
-                """
-                INSERT INTO devices (app_id, device_id, registration_id, device_token, os, os_version, created_at, last_seen_at, is_active,
-                    install_id, device_name, device_model, app_version, app_version_key, app_build, locale, time_zone,
-                    location_lat, location_lon, location_accuracy)
-                VALUES \(values.joined(separator: ", "))
-                ON CONFLICT (app_id, device_id) DO UPDATE SET
-                    device_token = excluded.device_token, os = excluded.os, os_version = excluded.os_version,
-                    last_seen_at = excluded.last_seen_at,
-                    is_active = CASE WHEN devices.deactivated_by = 'admin' OR devices.device_token = excluded.device_token
-                        THEN devices.is_active ELSE TRUE END,
-                    deactivated_by = CASE WHEN devices.deactivated_by = 'admin' OR devices.device_token = excluded.device_token
-                        THEN devices.deactivated_by ELSE NULL END,
-                    \(unsafeRaw: Self.keepUnsent)
-                RETURNING id, app_id, device_id, registration_id
-                """
-            ).all()
-            for row in rows {
-                let key = DeviceKey(
-                    app: try row.decode(column: "app_id", as: String.self),
-                    deviceId: try row.decode(column: "device_id", as: String.self))
-                devices[key] = (try row.decode(column: "id", as: Int64.self), try row.decode(column: "registration_id", as: String.self))
-            }
-        }
-        return devices
+        return order.map { latest[$0]! }
     }
 
     /// Creates the channels that do not exist yet (Backendless creates channels on first use) and returns all their ids.
     func ensureChannels(_ db: any SQLDatabase) async throws -> [ChannelKey: Int64] {
+        var ids: [ChannelKey: Int64] = [:]
+        for group in channelGroups() {
+            for chunk in group.names.chunks(ofCount: Self.maxBinds / 3) {
+                let values = chunk.map { "(\(bind: group.app), \(bind: $0.rawValue), \(bind: group.created))" as SQLQueryString }
+                try await db.raw(
+                    """
+                    INSERT INTO channels (app_id, name, created_at) VALUES \(values.joined(separator: ", "))
+                    ON CONFLICT (app_id, name) DO NOTHING
+                    """
+                ).run()
+                let rows = try await db.raw(
+                    """
+                    SELECT id, name FROM channels WHERE app_id = \(bind: group.app) AND name IN (\(binds: chunk.map(\.rawValue)))
+                    """
+                ).all()
+                for row in rows {
+                    let name = try ChannelName(validating: try row.decode(column: "name", as: String.self))
+                    ids[ChannelKey(app: group.app, name: name)] = try row.decode(column: "id", as: Int64.self)
+                }
+            }
+        }
+        return ids
+    }
+
+    /// The channels named, per app, each once and in order (apps by bytes, names sorted), with the time a
+    /// new one is created at (the app's latest call's).
+    func channelGroups() -> [(app: String, names: [ChannelName], created: Int64)] {
         var created: [String: Int64] = [:]
         var names: [String: [ChannelName]] = [:]
         var seen = Set<ChannelKey>()
@@ -145,28 +199,9 @@ struct RegistrationBatch {
                 created[call.app] = call.now.milliseconds
             }
         }
-        var ids: [ChannelKey: Int64] = [:]
-        for (app, appChannels) in names.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
-            for chunk in appChannels.sorted(by: { $0.rawValue < $1.rawValue }).chunks(ofCount: Self.maxBinds / 3) {
-                let values = chunk.map { "(\(bind: app), \(bind: $0.rawValue), \(bind: created[app]!))" as SQLQueryString }
-                try await db.raw(
-                    """
-                    INSERT INTO channels (app_id, name, created_at) VALUES \(values.joined(separator: ", "))
-                    ON CONFLICT (app_id, name) DO NOTHING
-                    """
-                ).run()
-                let rows = try await db.raw(
-                    """
-                    SELECT id, name FROM channels WHERE app_id = \(bind: app) AND name IN (\(binds: chunk.map(\.rawValue)))
-                    """
-                ).all()
-                for row in rows {
-                    let name = try ChannelName(validating: try row.decode(column: "name", as: String.self))
-                    ids[ChannelKey(app: app, name: name)] = try row.decode(column: "id", as: Int64.self)
-                }
-            }
+        return names.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }).map { app, appChannels in
+            (app, appChannels.sorted(by: { $0.rawValue < $1.rawValue }), created[app]!)
         }
-        return ids
     }
 
     /// Upserts one registration per (device, channel) named; returns each one's stable id.
@@ -174,6 +209,41 @@ struct RegistrationBatch {
         _ db: any SQLDatabase, devices: [DeviceKey: (id: Int64, registrationId: String)],
         channels: [ChannelKey: Int64]
     ) async throws -> [RegistrationKey: String] {
+        var ids: [RegistrationKey: String] = [:]
+        for chunk in try registrationRows(devices: devices, channels: channels).chunks(ofCount: Self.maxBinds / 6) {
+            let values = chunk.map { key, call -> SQLQueryString in
+                let now = call.now.milliseconds
+                return
+                    "(\(bind: key.channel), \(bind: key.device), \(bind: Self.newId()), \(bind: call.request.expiration?.timestamp.milliseconds), \(bind: now), \(bind: now))"
+            }
+            let rows = try await db.raw(
+                """
+                INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
+                VALUES \(values.joined(separator: ", "))
+                \(unsafeRaw: Self.registrationConflict)
+                RETURNING channel_id, device_id, registration_id
+                """
+            ).all()
+            for row in rows {
+                let key = RegistrationKey(
+                    channel: try row.decode(column: "channel_id", as: Int64.self),
+                    device: try row.decode(column: "device_id", as: Int64.self))
+                ids[key] = try row.decode(column: "registration_id", as: String.self)
+            }
+        }
+        return ids
+    }
+
+    /// What a registration upsert does to a known registration (both backends).
+    static let registrationConflict = """
+        ON CONFLICT (channel_id, device_id) DO UPDATE SET
+            expires_at = excluded.expires_at, updated_at = excluded.updated_at
+        """
+
+    /// One row per (channel, device) named, in key order, with the latest call naming it.
+    func registrationRows(
+        devices: [DeviceKey: (id: Int64, registrationId: String)], channels: [ChannelKey: Int64]
+    ) throws -> [(key: RegistrationKey, call: Call)] {
         var latest: [RegistrationKey: Call] = [:]
         var order: [RegistrationKey] = []
         for call in calls {
@@ -187,31 +257,7 @@ struct RegistrationBatch {
             }
         }
         order.sort()
-        var ids: [RegistrationKey: String] = [:]
-        for chunk in order.chunks(ofCount: Self.maxBinds / 6) {
-            let values = chunk.map { key -> SQLQueryString in
-                let call = latest[key]!
-                let now = call.now.milliseconds
-                return
-                    "(\(bind: key.channel), \(bind: key.device), \(bind: Self.newId()), \(bind: call.request.expiration?.timestamp.milliseconds), \(bind: now), \(bind: now))"
-            }
-            let rows = try await db.raw(
-                """
-                INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
-                VALUES \(values.joined(separator: ", "))
-                ON CONFLICT (channel_id, device_id) DO UPDATE SET
-                    expires_at = excluded.expires_at, updated_at = excluded.updated_at
-                RETURNING channel_id, device_id, registration_id
-                """
-            ).all()
-            for row in rows {
-                let key = RegistrationKey(
-                    channel: try row.decode(column: "channel_id", as: Int64.self),
-                    device: try row.decode(column: "device_id", as: Int64.self))
-                ids[key] = try row.decode(column: "registration_id", as: String.self)
-            }
-        }
-        return ids
+        return order.map { ($0, latest[$0]!) }
     }
 
     static func newId() -> String { UUID().uuidString.lowercased() }
