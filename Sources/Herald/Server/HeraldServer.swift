@@ -97,6 +97,9 @@ public enum HeraldServer {
             store: pubsub.store, backend: pubsub.backend, signal: pubsub.signal, clock: clock, configuration: configuration.pubsub,
             metrics: exporter.metrics, logger: logger)
         var services: [any Service] = [deviceCheck, clients, dispatcher, hub]
+        if let backend = pubsub.backend, backend.dialect.kind == .postgres {
+            services.append(DueMessageListener(backend: backend, dispatcher: dispatcher))
+        }
         let targets = Dictionary(uniqueKeysWithValues: configuration.apps.compactMap { app in app.webhook.map { (app.id, $0) } })
         if let outbox, !targets.isEmpty {
             services.append(

@@ -88,6 +88,10 @@ public struct SQLMessageStore: MessageStore {
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
                 """
             ).run()
+            // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
+            if message.dueAt.map({ $0 <= now }) ?? false, StoreDialect(db).kind == .postgres {
+                try await db.raw("SELECT pg_notify(\(bind: DueMessages.notifyChannel), '')").run()
+            }
             if feedsNow, let pubsub {
                 try await PubSubFeed.append(
                     db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
