@@ -3,19 +3,89 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// A registration batch's statements on PostgreSQL: the same three upserts as through SQLKit, with each
-/// column sent as one array bind and spread into rows by `unnest`, instead of a bind per value.
+/// A registration batch on PostgreSQL: the same three upserts as through SQLKit, as one statement (three
+/// data-modifying CTEs), with each column sent as one array bind and spread into rows by `unnest`,
+/// instead of a bind per value.
 ///
 /// Through SQLKit every value of a batch is an `Encodable` that PostgresKit translates one by one (a
 /// bind per value, 20 per device), and every returned row is decoded through `Decodable`: that
 /// translation was most of PostgreSQL's extra CPU per registration against SQLite's (BENCHMARKS.md).
 /// Here each column is encoded once, straight into PostgresNIO's binary array format, and the returned
 /// rows are decoded as typed tuples. The statement text is fixed, so PostgreSQL parses one shape
-/// whatever the batch's size, and there is no bind limit to chunk for.
+/// whatever the batch's size, and there is no bind limit to chunk for. One statement is one round trip
+/// where the SQLKit path needs five (each a message through NIO and PostgresNIO's state machine, and a
+/// parse and plan in the server).
+///
+/// The channels' upsert is `DO UPDATE` (of the name, to itself) rather than `DO NOTHING`, so it returns
+/// every named channel's id, also one that a concurrent batch created after this statement's snapshot
+/// was taken (the upsert waits for that batch and then sees its row); `DO NOTHING` would return neither
+/// it nor, in the same statement, a select of it.
 extension RegistrationBatch {
-    func upsertDevices(_ connection: PostgresConnection, logger: Logger) async throws -> [DeviceKey: (id: Int64, registrationId: String)] {
-        let rows = deviceRows()
-        guard !rows.isEmpty else { return [:] }
+    func write(_ connection: PostgresConnection, logger: Logger) async throws -> [RegistrationReceipt] {
+        let deviceCalls = deviceRows()
+        guard !deviceCalls.isEmpty else { return [] }
+        var binds = PostgresBindings(capacity: 26)
+        Self.bindDevices(deviceCalls, to: &binds)
+        // Channels: $19 apps, $20 names, $21 creation times.
+        var channelApps: [String] = []
+        var channelNames: [String] = []
+        var channelTimes: [Int64] = []
+        for group in channelGroups() {
+            for name in group.names {
+                channelApps.append(group.app)
+                channelNames.append(name.rawValue)
+                channelTimes.append(group.created)
+            }
+        }
+        binds.append(channelApps)
+        binds.append(channelNames)
+        binds.append(channelTimes)
+        // Registrations by (app, device, channel): $22…$27.
+        var apps: [String] = []
+        var deviceIds: [String] = []
+        var names: [String] = []
+        var registrationIds: [String] = []
+        var expirations = NullableArray<Int64>()
+        var times: [Int64] = []
+        for (key, call) in namedRegistrations() {
+            apps.append(call.app)
+            deviceIds.append(call.request.deviceId.rawValue)
+            names.append(key.channel.rawValue)
+            registrationIds.append(Self.newId())
+            expirations.append(call.request.expiration?.timestamp.milliseconds)
+            times.append(call.now.milliseconds)
+        }
+        binds.append(apps)
+        binds.append(deviceIds)
+        binds.append(names)
+        binds.append(registrationIds)
+        binds.append(expirations)
+        binds.append(times)
+
+        var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
+        var channels: [ChannelKey: Int64] = [:]
+        var registrations: [RegistrationKey: String] = [:]
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.postgresStatement, binds: binds), logger: logger)
+        for try await (kind, first, second, app, text, registrationId) in rows.decode(
+            (String, Int64, Int64?, String?, String?, String).self)
+        {
+            switch kind {
+            case "d":
+                guard let app, let text else { throw StoreInvariantViolation("a device row without its key") }
+                devices[DeviceKey(app: app, deviceId: text)] = (first, registrationId)
+            case "c":
+                guard let app, let text else { throw StoreInvariantViolation("a channel row without its key") }
+                channels[ChannelKey(app: app, name: try ChannelName(validating: text))] = first
+            default:
+                guard let second else { throw StoreInvariantViolation("a registration row without its device") }
+                registrations[RegistrationKey(channel: first, device: second)] = registrationId
+            }
+        }
+        return try receipts(devices: devices, channels: channels, registrationIds: registrations)
+    }
+
+    /// The devices' 18 columns, $1…$18.
+    private static func bindDevices(_ rows: [Call], to binds: inout PostgresBindings) {
         var apps: [String] = []
         var deviceIds: [String] = []
         var registrationIds: [String] = []
@@ -39,7 +109,7 @@ extension RegistrationBatch {
             let metadata = request.metadata
             apps.append(call.app)
             deviceIds.append(request.deviceId.rawValue)
-            registrationIds.append(Self.newId())
+            registrationIds.append(newId())
             tokens.append(request.deviceToken.rawValue)
             systems.append(request.os.rawValue)
             osVersions.append(request.osVersion)
@@ -56,14 +126,18 @@ extension RegistrationBatch {
             longitudes.append(metadata.location?.lon)
             accuracies.append(metadata.location?.accuracy)
         }
-        var binds = PostgresBindings(capacity: 18)
         for column in [apps, deviceIds, registrationIds, tokens, systems] { binds.append(column) }
         binds.append(osVersions)
         binds.append(times)
         for column in [installIds, names, models, versions, versionKeys, builds, locales, zones] { binds.append(column) }
         for column in [latitudes, longitudes, accuracies] { binds.append(column) }
-        let sql = """
-            INSERT INTO devices (\(Self.deviceColumns))
+    }
+
+    /// The whole batch: devices upserted, channels upserted, registrations upserted from both, and every
+    /// row's key and id returned, tagged `d`, `c` or `r`.
+    static let postgresStatement = """
+        WITH upserted_devices AS (
+            INSERT INTO devices (\(RegistrationBatch.deviceColumns))
             SELECT app_id, device_id, registration_id, device_token, os, os_version, at, at, TRUE,
                 install_id, device_name, device_model, app_version, app_version_key, app_build, locale, time_zone,
                 location_lat, location_lon, location_accuracy
@@ -73,89 +147,28 @@ extension RegistrationBatch {
                 AS given (app_id, device_id, registration_id, device_token, os, os_version, at,
                     install_id, device_name, device_model, app_version, app_version_key, app_build, locale, time_zone,
                     location_lat, location_lon, location_accuracy)
-            \(Self.deviceConflict)
+            \(RegistrationBatch.deviceConflict)
             RETURNING id, app_id, device_id, registration_id
-            """
-        var devices: [DeviceKey: (id: Int64, registrationId: String)] = [:]
-        devices.reserveCapacity(rows.count)
-        for try await (id, app, deviceId, registrationId) in try await connection.query(
-            PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger
-        ).decode((Int64, String, String, String).self) {
-            devices[DeviceKey(app: app, deviceId: deviceId)] = (id, registrationId)
-        }
-        return devices
-    }
-
-    func ensureChannels(_ connection: PostgresConnection, logger: Logger) async throws -> [ChannelKey: Int64] {
-        var ids: [ChannelKey: Int64] = [:]
-        for group in channelGroups() {
-            let names = group.names.map(\.rawValue)
-            var binds = PostgresBindings(capacity: 3)
-            binds.append(group.app)
-            binds.append(names)
-            binds.append(group.created)
-            // Two statements, as through SQLKit: the select's snapshot must see a channel that a concurrent
-            // batch created while this insert waited on it (one statement's snapshot would not).
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO channels (app_id, name, created_at) SELECT $1, unnest($2::text[]), $3
-                        ON CONFLICT (app_id, name) DO NOTHING
-                        """, binds: binds), logger: logger)
-            var lookup = PostgresBindings(capacity: 2)
-            lookup.append(group.app)
-            lookup.append(names)
-            let sql = "SELECT id, name FROM channels WHERE app_id = $1 AND name = ANY($2::text[])"
-            for try await (id, name) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: lookup), logger: logger)
-                .decode((Int64, String).self)
-            {
-                ids[ChannelKey(app: group.app, name: try ChannelName(validating: name))] = id
-            }
-        }
-        return ids
-    }
-
-    func upsertRegistrations(
-        _ connection: PostgresConnection, logger: Logger, devices: [DeviceKey: (id: Int64, registrationId: String)],
-        channels: [ChannelKey: Int64]
-    ) async throws -> [RegistrationKey: String] {
-        let rows = try registrationRows(devices: devices, channels: channels)
-        guard !rows.isEmpty else { return [:] }
-        var channelIds: [Int64] = []
-        var deviceIds: [Int64] = []
-        var registrationIds: [String] = []
-        var times: [Int64] = []
-        var expirations = NullableArray<Int64>()
-        for (key, call) in rows {
-            channelIds.append(key.channel)
-            deviceIds.append(key.device)
-            registrationIds.append(Self.newId())
-            expirations.append(call.request.expiration?.timestamp.milliseconds)
-            times.append(call.now.milliseconds)
-        }
-        var binds = PostgresBindings(capacity: 5)
-        binds.append(channelIds)
-        binds.append(deviceIds)
-        binds.append(registrationIds)
-        binds.append(expirations)
-        binds.append(times)
-        let sql = """
+        ), upserted_channels AS (
+            INSERT INTO channels (app_id, name, created_at)
+            SELECT * FROM unnest($19::text[], $20::text[], $21::bigint[])
+            ON CONFLICT (app_id, name) DO UPDATE SET name = excluded.name
+            RETURNING id, app_id, name
+        ), upserted_registrations AS (
             INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
-            SELECT channel_id, device_id, registration_id, expires_at, at, at
-            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[])
-                AS given (channel_id, device_id, registration_id, expires_at, at)
-            \(Self.registrationConflict)
+            SELECT c.id, d.id, given.registration_id, given.expires_at, given.at, given.at
+            FROM unnest($22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[])
+                AS given (app_id, device_id, name, registration_id, expires_at, at)
+            JOIN upserted_devices d ON d.app_id = given.app_id AND d.device_id = given.device_id
+            JOIN upserted_channels c ON c.app_id = given.app_id AND c.name = given.name
+            ORDER BY c.id, d.id
+            \(RegistrationBatch.registrationConflict)
             RETURNING channel_id, device_id, registration_id
-            """
-        var ids: [RegistrationKey: String] = [:]
-        ids.reserveCapacity(rows.count)
-        for try await (channel, device, registrationId) in try await connection.query(
-            PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger
-        ).decode((Int64, Int64, String).self) {
-            ids[RegistrationKey(channel: channel, device: device)] = registrationId
-        }
-        return ids
-    }
+        )
+        SELECT 'd', id, NULL::bigint, app_id, device_id, registration_id FROM upserted_devices
+        UNION ALL SELECT 'c', id, NULL::bigint, app_id, name, '' FROM upserted_channels
+        UNION ALL SELECT 'r', channel_id, device_id, NULL::text, NULL::text, registration_id FROM upserted_registrations
+        """
 }
 
 /// A one-dimensional PostgreSQL array whose elements may be NULL, in the binary format PostgresNIO uses

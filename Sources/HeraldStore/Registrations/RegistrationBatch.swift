@@ -23,21 +23,23 @@ struct RegistrationBatch {
     let calls: [Call]
 
     func write(_ db: any SQLDatabase) async throws -> [RegistrationReceipt] {
-        let devices: [DeviceKey: (id: Int64, registrationId: String)]
-        let channels: [ChannelKey: Int64]
-        let registrationIds: [RegistrationKey: String]
         if let postgres = db as? any PostgresDatabase {
-            // PostgreSQL: whole columns as array binds (see RegistrationBatch+Postgres).
+            // PostgreSQL: the batch as one statement with whole columns as array binds (RegistrationBatch+Postgres).
             let connection = try await postgres.withConnection { $0.eventLoop.makeSucceededFuture($0) }.get()
-            devices = try await upsertDevices(connection, logger: postgres.logger)
-            channels = try await ensureChannels(connection, logger: postgres.logger)
-            registrationIds = try await upsertRegistrations(connection, logger: postgres.logger, devices: devices, channels: channels)
-        } else {
-            devices = try await upsertDevices(db)
-            channels = try await ensureChannels(db)
-            registrationIds = try await upsertRegistrations(db, devices: devices, channels: channels)
+            return try await write(connection, logger: postgres.logger)
         }
-        return try calls.map { call in
+        let devices = try await upsertDevices(db)
+        let channels = try await ensureChannels(db)
+        let registrationIds = try await upsertRegistrations(db, devices: devices, channels: channels)
+        return try receipts(devices: devices, channels: channels, registrationIds: registrationIds)
+    }
+
+    /// Each call's receipt from the ids the upserts returned.
+    func receipts(
+        devices: [DeviceKey: (id: Int64, registrationId: String)], channels: [ChannelKey: Int64],
+        registrationIds: [RegistrationKey: String]
+    ) throws -> [RegistrationReceipt] {
+        try calls.map { call in
             guard let device = devices[DeviceKey(call)] else { throw StoreInvariantViolation("device upsert lost a device") }
             var ids: [ChannelName: String] = [:]
             for channel in call.request.channels {
@@ -258,6 +260,29 @@ struct RegistrationBatch {
         }
         order.sort()
         return order.map { ($0, latest[$0]!) }
+    }
+
+    /// One row per (app, device, channel) named, with the latest call naming it, in (channel, device) order:
+    /// the registrations before their device and channel ids are known (PostgreSQL's one statement).
+    func namedRegistrations() -> [(key: NamedRegistration, call: Call)] {
+        var latest: [NamedRegistration: Call] = [:]
+        var order: [NamedRegistration] = []
+        for call in calls {
+            for channel in call.request.channels {
+                let key = NamedRegistration(device: DeviceKey(call), channel: channel)
+                if latest.updateValue(call, forKey: key) == nil { order.append(key) }
+            }
+        }
+        order.sort()
+        return order.map { ($0, latest[$0]!) }
+    }
+
+    struct NamedRegistration: Hashable, Comparable {
+        let device: DeviceKey
+        let channel: ChannelName
+        static func < (lhs: NamedRegistration, rhs: NamedRegistration) -> Bool {
+            lhs.channel.rawValue == rhs.channel.rawValue ? lhs.device < rhs.device : lhs.channel.rawValue < rhs.channel.rawValue
+        }
     }
 
     static func newId() -> String { UUID().uuidString.lowercased() }
