@@ -111,9 +111,15 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
 
 extension Batcher {
     /// A batcher whose every batch is one write transaction on `backend`: one batch at a time on SQLite
-    /// (one writer), up to 8 at once on PostgreSQL (its pool commits them side by side). A batch that
+    /// (one writer), up to `postgresLeaders` (3) at once on PostgreSQL (its pool commits them side by side). A batch that
     /// fails is written again one input per transaction, so one bad input fails alone. Each batch's
     /// size and time go to `metrics` as the `kind` of write.
+    /// Batches of one kind written at once on PostgreSQL. Fewer, larger batches cost less per write (each
+    /// batch is a pooled lease, a transaction and a commit): registrations over HTTP with 64 clients ran at
+    /// 3,238–3,684/s with 8, 4,079/s with 4, 4,257/s with 3, 3,911–4,429/s with 2 and 3,534/s with one at a
+    /// time, which leaves the server idle during each commit (BENCHMARKS.md section 19).
+    static var postgresLeaders: Int { 3 }
+
     static func writing(
         on backend: any SQLBackend, maxBatch: Int = 256, maxWaiting: Int, metrics: HeraldMetrics, as kind: HeraldMetrics.Write,
         _ write: @escaping @Sendable ([Input], any SQLDatabase) async throws -> [Output]
@@ -121,7 +127,8 @@ extension Batcher {
         let queue = metrics.writeQueue(kind)
         let observer = QueueObserver(waiting: { queue.waiting($0) }, refused: { queue.refused() })
         return Batcher(
-            maxBatch: maxBatch, maxLeaders: backend.dialect.kind == .postgres ? 8 : 1, maxWaiting: maxWaiting, observer: observer
+            maxBatch: maxBatch, maxLeaders: backend.dialect.kind == .postgres ? Self.postgresLeaders : 1, maxWaiting: maxWaiting,
+            observer: observer
         ) { inputs in
             let start = ContinuousClock.now
             let results = await writeOrEachAlone(inputs, on: backend, write)
