@@ -25,7 +25,8 @@ public final class CurlMultiLoop: Sendable {
         name: String, stoppedText: String = "the client was shut down"
     ) throws(CurlConfigurationError) {
         let connections = max(1, connections)
-        let laneCount = max(1, (connections + max(1, connectionsPerThread) - 1) / max(1, connectionsPerThread))
+        let perLane = max(1, connectionsPerThread)
+        let laneCount = (connections + perLane - 1) / perLane
         var lanes: [CurlLane] = []
         for index in 0..<laneCount {
             // Connections shared out as evenly as they go: 5 over 2 lanes is 3 and 2.
