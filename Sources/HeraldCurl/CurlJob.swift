@@ -49,9 +49,15 @@ public struct CurlCounters: Sendable, Hashable {
     public var rounds: Int = 0
     /// Sockets curl has open (its connections to the service).
     public var connections: Int = 0
+    /// Connections shut down for answering nothing for a whole request timeout (see `CurlLane`).
+    public var abandonedConnections: Int = 0
 
-    public init(easyHandles: Int, inFlight: Int, queued: Int, completed: Int, rounds: Int = 0, connections: Int = 0) {
+    public init(
+        easyHandles: Int, inFlight: Int, queued: Int, completed: Int, rounds: Int = 0, connections: Int = 0,
+        abandonedConnections: Int = 0
+    ) {
         self.connections = connections
+        self.abandonedConnections = abandonedConnections
         self.easyHandles = easyHandles
         self.inFlight = inFlight
         self.queued = queued

@@ -49,6 +49,11 @@ final class CurlLane: @unchecked Sendable {
     private let sockets = CurlSockets()
     private var completedCount = 0
     private var rounds = 0
+    /// When the service last answered a transfer on this lane (`DispatchTime` nanoseconds), and how long a
+    /// silence makes a timed-out transfer mean that the lane's connections stopped answering.
+    private var lastAnswer = DispatchTime.now().uptimeNanoseconds
+    private let silenceLimit: UInt64
+    private var abandonedCount = 0
 
     /// `name` names the lane's thread (`herald-apns-curl-1`); `stoppedText` is the error text of the
     /// transfers that end because the loop stopped. `connections` is per host; `hosts` (1 for a service
@@ -67,6 +72,7 @@ final class CurlLane: @unchecked Sendable {
         fullWindow = connections * streams
         narrowWindow = connections
         window = settings.narrowUntilAccepted ? narrowWindow : fullWindow
+        silenceLimit = UInt64(max(1, settings.requestTimeoutMilliseconds)) * 1_000_000
         var ok = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex()) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections * hosts) == CURLM_OK
@@ -177,6 +183,22 @@ final class CurlLane: @unchecked Sendable {
         }
     }
 
+    /// A connection that stops answering without closing (a hung peer, or a path a NAT or firewall dropped
+    /// without a reset) would otherwise keep every send on it, retries included, waiting out its timeout:
+    /// libcurl keeps a multiplexed connection when one of its streams times out. So a transfer that timed
+    /// out when nothing at all was answered on the lane for a whole request timeout shuts the lane's
+    /// sockets down: the other streams on them fail at once as a lost connection (retried), and the next
+    /// transfers open fresh connections. (A lane holds one connection per host: a whole connection.)
+    private func noteAnswer(_ code: CURLcode) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if code == CURLE_OK {
+            lastAnswer = now
+        } else if code == CURLE_OPERATION_TIMEDOUT, now &- lastAnswer >= silenceLimit, !sockets.open.isEmpty {
+            abandonedCount += sockets.shutDownAll()
+            lastAnswer = now
+        }
+    }
+
     /// Moves waiting jobs into curl while the window has room.
     private func attachWaiting() {
         while active.count < window, let job = waiting.popFirst() { attach(job) }
@@ -221,6 +243,7 @@ final class CurlLane: @unchecked Sendable {
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
             if idle.count < fullWindow { idle.append(easy) }
+            noteAnswer(code)
             if settings.narrowUntilAccepted { adjustWindow(after: completion) }
             completedCount += 1
             finished.append((job, completion))
@@ -252,7 +275,8 @@ final class CurlLane: @unchecked Sendable {
     private func publishCounters() {
         let counters = CurlCounters(
             easyHandles: active.count + idle.count, inFlight: active.count,
-            queued: waiting.count, completed: completedCount, rounds: rounds, connections: sockets.open.count)
+            queued: waiting.count, completed: completedCount, rounds: rounds, connections: sockets.open.count,
+            abandonedConnections: abandonedCount)
         shared.withLock { state in
             state.counters = counters
             state.counters.queued += state.queue.count

@@ -82,6 +82,7 @@ public final class CurlMultiLoop: Sendable {
             total.completed += counters.completed
             total.rounds += counters.rounds
             total.connections += counters.connections
+            total.abandonedConnections += counters.abandonedConnections
         }
         return total
     }

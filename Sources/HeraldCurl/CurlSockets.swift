@@ -29,6 +29,13 @@ final class CurlSockets {
         if open.remove(socket) != nil { closedCount += 1 }
     }
 
+    /// Shuts every open socket down (both ways) and returns how many: curl then sees each connection end
+    /// and closes it itself. For connections that stopped answering (see `CurlLane`).
+    func shutDownAll() -> Int {
+        for socket in open { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        return open.count
+    }
+
     private func set(_ socket: Int32, _ value: Int32) {
         #if os(Linux)
         var value = value

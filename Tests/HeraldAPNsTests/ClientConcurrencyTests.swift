@@ -67,31 +67,7 @@ import Testing
         mock.setFaults(faults)
         let client = try Fixtures.client(for: mock, connections: 2, streams: 200)
         defer { client.shutdown() }
-        let policy = APNsRetryPolicy(maxAttempts: 10, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
-        var pending = Array(0..<1500)
-        var deliveredBy: [Int: Int] = [:]  // index → round
-        var failures = 0
-        for round in 1...10 where !pending.isEmpty {
-            let outcomes = await client.sendAll(pending.map { Fixtures.notification($0) })
-            #expect(outcomes.count == pending.count, "every notification gets exactly one outcome")
-            var next: [Int] = []
-            for (slot, index) in pending.enumerated() {
-                let outcome = try #require(outcomes[slot])
-                switch outcome {
-                case .delivered: deliveredBy[index] = round
-                case .failed:
-                    failures += 1
-                    guard case .retry = policy.decide(outcome, attempt: round) else {
-                        Issue.record("\(fault): a \(outcome) must be retryable")
-                        continue
-                    }
-                    next.append(index)
-                default: Issue.record("\(fault): unexpected \(outcome)")
-                }
-            }
-            pending = next
-        }
-        #expect(pending.isEmpty)
+        let (deliveredBy, _) = await Self.sendUntilDelivered(Array(0..<1500), through: client, label: fault)
         #expect(deliveredBy.count == 1500)
         let recorded = mock.notifications().map(\.token)
         // What the client calls delivered is exactly what the server accepted: none lost, and a
@@ -102,6 +78,63 @@ import Testing
         if fault == "goaway" { #expect(stats.goAwaysSent >= 1, "\(stats)") } else { #expect(stats.connectionsDropped >= 1, "\(stats)") }
         #expect(client.counters.inFlight == 0)
         try await mock.shutdown()
+    }
+
+    /// A connection that stops answering without closing (a hung peer, or a path a NAT dropped) is given up
+    /// once a send on it times out with nothing answered for a whole request timeout: the sends stuck on it
+    /// fail as retryable and go out on a fresh connection, instead of every retry waiting on the dead one.
+    @Test func aConnectionThatStopsAnsweringIsReplacedAndNothingIsLost() async throws {
+        let mock = try await Fixtures.mock(.tls)
+        mock.setFaults(APNsMockFaults(silentAfterStreams: 200))
+        let client = try Fixtures.client(for: mock, connections: 1, streams: 100, requestTimeout: .seconds(1))
+        defer { client.shutdown() }
+        let count = 300
+        let (deliveredBy, failures) = await Self.sendUntilDelivered(Array(0..<count), through: client, label: "silent")
+        #expect(deliveredBy.count == count)
+        #expect(failures > 0, "the silent connection held sends back")
+        #expect(deliveredBy.values.allSatisfy { $0 <= 2 }, "delivered in the second round at the latest")
+        let recorded = mock.notifications().map(\.token)
+        #expect(recorded.count == count && Set(recorded) == Set((0..<count).map(Fixtures.token)))
+        let stats = mock.stats()
+        #expect(stats.connectionsSilenced == 1 && stats.connectionsOpened == 2, "\(stats)")
+        #expect(client.counters.abandonedConnections == 1)
+        try await mock.shutdown()
+    }
+
+    /// Sends `indices` round after round, the failures again while the retry policy says so: which round
+    /// delivered each, and how many sends failed on the way.
+    private static func sendUntilDelivered(
+        _ indices: [Int], through client: APNsClient, label: String
+    ) async -> (deliveredBy: [Int: Int], failures: Int) {
+        let policy = APNsRetryPolicy(maxAttempts: 10, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+        var pending = indices
+        var deliveredBy: [Int: Int] = [:]  // index → round
+        var failures = 0
+        for round in 1...10 where !pending.isEmpty {
+            let outcomes = await client.sendAll(pending.map { Fixtures.notification($0) })
+            #expect(outcomes.count == pending.count, "every notification gets exactly one outcome")
+            var next: [Int] = []
+            for (slot, index) in pending.enumerated() {
+                guard let outcome = outcomes[slot] else {
+                    Issue.record("\(label): no outcome for \(index)")
+                    continue
+                }
+                switch outcome {
+                case .delivered: deliveredBy[index] = round
+                case .failed:
+                    failures += 1
+                    guard case .retry = policy.decide(outcome, attempt: round) else {
+                        Issue.record("\(label): a \(outcome) must be retryable")
+                        continue
+                    }
+                    next.append(index)
+                default: Issue.record("\(label): unexpected \(outcome)")
+                }
+            }
+            pending = next
+        }
+        #expect(pending.isEmpty, "\(label): \(pending.count) never delivered")
+        return (deliveredBy, failures)
     }
 
     @Test func scriptedServerErrorsAreRetriedUntilDelivered() async throws {
