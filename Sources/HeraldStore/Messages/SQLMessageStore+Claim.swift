@@ -48,20 +48,35 @@ extension SQLMessageStore {
                 messages.insert(id)
                 taken.append((id, try row.decode(column: "slice", as: Int.self)))
             }
+            guard !taken.isEmpty else { return ([ClaimedSlice](), fed) }
+            // One statement leases every slice taken (one per message), one reads their messages. The lease
+            // test is repeated here so PostgreSQL re-checks it on the locked rows.
+            let keys = taken.map { "(\(bind: $0.id), \(bind: $0.slice))" as SQLQueryString }.joined(separator: ", ")
+            let leased = try await db.raw(
+                """
+                UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
+                    pending = 0, updated_at = \(now)
+                WHERE (message_id, slice) IN (\(keys)) AND done = \(bind: false)
+                  AND (lease_until IS NULL OR lease_until < \(now))
+                RETURNING message_id, slice, fanout_cursor, up_to_key, checkpoint_seq
+                """
+            ).all()
+            guard !leased.isEmpty else { return ([ClaimedSlice](), fed) }
+            var ids: [String] = []
+            for row in leased { ids.append(try row.decode(column: "message_id", as: String.self)) }
+            let list = ids.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
+            var byID: [String: StoredMessage] = [:]
+            for row in try await db.raw("SELECT * FROM messages WHERE id IN (\(list))").all() {
+                let message = try Self.decode(row)
+                byID[message.id] = message
+            }
             var claimed: [ClaimedSlice] = []
+            // In the order the candidates came (due first).
             for (id, slice) in taken {
-                // The lease test is repeated here so PostgreSQL re-checks it on the locked row.
-                guard
-                    let row = try await db.raw(
-                        """
-                        UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
-                            pending = 0, updated_at = \(now)
-                        WHERE message_id = \(bind: id) AND slice = \(bind: slice) AND done = \(bind: false)
-                          AND (lease_until IS NULL OR lease_until < \(now))
-                        RETURNING fanout_cursor, up_to_key, checkpoint_seq
-                        """
-                    ).first(),
-                    let message = try await db.raw("SELECT * FROM messages WHERE id = \(bind: id)").first().map(Self.decode)
+                guard let message = byID[id],
+                    let row = try leased.first(where: {
+                        try $0.decode(column: "message_id", as: String.self) == id && $0.decode(column: "slice", as: Int.self) == slice
+                    })
                 else { continue }
                 claimed.append(
                     ClaimedSlice(
@@ -119,15 +134,18 @@ extension SQLMessageStore {
                     channel: try row.decode(column: "channel", as: String.self),
                     wholeApp: try row.decode(column: "audience_channels", as: String?.self) != nil, slicing: slicing)
             }
-            for (index, range) in ranges.enumerated() {
-                try await db.raw(
-                    """
-                    INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
-                    VALUES (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after),
-                            \(bind: occurrence), \(now), \(now))
-                    """
-                ).run()
-            }
+            // Every slice in one statement.
+            let rows = ranges.enumerated().map { index, range in
+                """
+                (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after), \(bind: occurrence), \(now), \(now))
+                """ as SQLQueryString
+            }.joined(separator: ", ")
+            try await db.raw(
+                """
+                INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
+                VALUES \(rows)
+                """
+            ).run()
             try await db.raw(
                 """
                 UPDATE messages SET status = 'running', pending = 0, fed_occurrences = \(bind: fed), updated_at = \(now)
