@@ -28,6 +28,8 @@ for size in $SIZES; do
     fresh_pg "herald_bench_scale_$size"
     timeout 1800 "$HERALD_BENCH" populate --database "$(pg_url "herald_bench_scale_$size")" --devices "$size" --channels 1 --expired 0 --expiring 0 --app bench | head -1
     psql "$(pg_url "herald_bench_scale_$size")" -qc "VACUUM ANALYZE" >/dev/null
+    echo "database size: SQLite $(du -sh "$SQLITE_DB"* | awk '{print $1}' | paste -sd+) (file + WAL); PostgreSQL $(psql "$(pg_url "herald_bench_scale_$size")" -tAc "SELECT pg_size_pretty(pg_database_size(current_database()))")"
+    echo "largest PostgreSQL relations: $(psql "$(pg_url "herald_bench_scale_$size")" -tAc "SELECT string_agg(relname || ' ' || pg_size_pretty(size), ', ') FROM (SELECT c.relname, pg_total_relation_size(c.oid) AS size FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i') ORDER BY pg_relation_size(c.oid) DESC LIMIT 5) t")"
     for run in "sqlite 1" "postgres 1" "postgres 2"; do
         set -- $run
         if [ "$1" = sqlite ]; then DB="sqlite://$SQLITE_DB"; else DB=$(pg_url "herald_bench_scale_$size"); fi
