@@ -116,7 +116,7 @@ public final class PostgresBackend: SQLBackend, Service {
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await withLeasedConnection { connection in
-                try await body(connection.sql(queryLogLevel: nil))
+                try await body(PostgresSession(connection))
             }
         } catch {
             throw Self.translate(error)
@@ -136,7 +136,7 @@ public final class PostgresBackend: SQLBackend, Service {
         while true {
             do {
                 return try await withLeasedConnection(bounded: bounded) { connection in
-                    let sql = connection.sql(queryLogLevel: nil)
+                    let sql = PostgresSession(connection)
                     try await sql.raw("BEGIN").run()
                     do {
                         let value = try await body(sql)

@@ -23,10 +23,10 @@ struct RegistrationBatch {
     let calls: [Call]
 
     func write(_ db: any SQLDatabase) async throws -> [RegistrationReceipt] {
-        if let postgres = db as? any PostgresDatabase {
-            // PostgreSQL: the batch as one statement with whole columns as array binds (RegistrationBatch+Postgres).
-            let connection = try await postgres.withConnection { $0.eventLoop.makeSucceededFuture($0) }.get()
-            return try await write(connection, logger: postgres.logger)
+        if let session = db as? PostgresSession {
+            // PostgreSQL: the batch as one statement with whole columns as array binds (RegistrationBatch+Postgres),
+            // on the transaction's own connection.
+            return try await write(session.connection, logger: session.logger)
         }
         let devices = try await upsertDevices(db)
         let channels = try await ensureChannels(db)
