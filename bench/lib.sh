@@ -70,6 +70,16 @@ cpu_seconds() {
     awk -v tick="$(getconf CLK_TCK)" '{printf "%.2f\n", ($14 + $15) / tick}' "/proc/$1/stat"
 }
 
+# database_cpu_seconds: user + system CPU time all `postgres` processes have used so far (0 without any);
+# the pool's backends live for the whole run, so a difference over a run is PostgreSQL's share of it.
+database_cpu_seconds() {
+    local total=0 pid
+    for pid in $(pgrep -x postgres || true); do
+        total=$(awk -v t="$total" -v tick="$(getconf CLK_TCK)" '{printf "%.2f", t + ($14 + $15) / tick}' "/proc/$pid/stat" 2>/dev/null || echo "$total")
+    done
+    echo "$total"
+}
+
 # cpu_idle_ticks: "idle total" jiffies of the whole machine so far (idle includes iowait).
 cpu_idle_ticks() {
     awk '/^cpu / {idle = $5 + $6; total = 0; for (i = 2; i <= NF; i++) total += $i; print idle, total}' /proc/stat
@@ -101,18 +111,20 @@ measure_registrations() {
     local label=$1 db=$2 connections=$3 duration=$4 threads
     threads=$((connections < 2 ? connections : 2))
     start_server "$db"
-    local warm_up cpu_before machine_before result machine cpu_after seconds cores rss
+    local warm_up cpu_before machine_before result machine cpu_after seconds cores rss db_before db_cores
     warm_up=$(run_wrk -t"$threads" -c"$connections" -d3s -s "$BENCH_ROOT/bench/register.lua" "$CLIENT_URL" | sed 's/^requests=\([0-9]*\).*/\1/')
     cpu_before=$(cpu_seconds "$SERVER_PID")
+    db_before=$(database_cpu_seconds)
     machine_before=$(cpu_idle_ticks)
     result=$(run_wrk -t"$threads" -c"$connections" -d"$duration" --latency -s "$BENCH_ROOT/bench/register.lua" "$CLIENT_URL")
     machine=$(busy_cores "$machine_before" "$(cpu_idle_ticks)")
     cpu_after=$(cpu_seconds "$SERVER_PID")
     seconds=$(echo "$result" | sed 's/.*seconds=\([0-9.]*\).*/\1/')
     cores=$(awk -v a="$cpu_before" -v b="$cpu_after" -v s="$seconds" 'BEGIN {printf "%.2f", (b - a) / s}')
+    db_cores=$(awk -v a="$db_before" -v b="$(database_cpu_seconds)" -v s="$seconds" 'BEGIN {printf "%.2f", (b - a) / s}')
     rss=$(memory_of "$SERVER_PID")
     stop_server
-    echo "$label $result server_cpu_cores=$cores machine_busy_cores=$machine server_$rss"
+    echo "$label $result server_cpu_cores=$cores database_cpu_cores=$db_cores machine_busy_cores=$machine server_$rss"
     # wrk counts answered requests only; up to one request per connection may be stored unanswered.
     echo "  answered: $warm_up in the 3 s warm-up + those above; stored: $("$HERALD_BENCH" stats --database "$(db_url "$db")")"
 }
