@@ -168,16 +168,12 @@ extension SQLMessageStore {
     static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, wholeApp: Bool, slicing: Slicing) async throws -> [(
         after: Int64, upTo: Int64?
     )] {
-        guard let keys = try await RecipientKeys.of(db, app: app, channel: channel, wholeApp: wholeApp),
-            let edges = try await keys.edges(db)
+        // One statement: the channel's lowest and highest key and its size up to what `maxSlices` full slices hold.
+        guard
+            let span = try await RecipientKeys.inline(app: app, channel: channel, wholeApp: wholeApp)
+                .span(db, countingUpTo: slicing.maxSlices * slicing.sliceSize)
         else { return [(0, nil)] }
-        let (low, high) = (edges.lowerBound, edges.upperBound)
-        let members =
-            try await db.raw(
-                """
-                SELECT COUNT(*) AS members FROM (SELECT 1 AS one \(keys.source) LIMIT \(bind: slicing.maxSlices * slicing.sliceSize)) capped
-                """
-            ).first().map { try $0.decode(column: "members", as: Int.self) } ?? 0
+        let (low, high, members) = (span.keys.lowerBound, span.keys.upperBound, span.count)
         let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))
         guard count > 1 else { return [(0, nil)] }
         let width = max(1, (high - low + 1 + Int64(count) - 1) / Int64(count))

@@ -21,6 +21,32 @@ struct RecipientKeys {
         return RecipientKeys(source: "FROM registrations WHERE channel_id = \(bind: channelId)", key: "device_id")
     }
 
+    /// The keys of `channel` (none when the app has no such channel) or of the whole app, with the channel
+    /// looked up inside the statements that use them rather than by a statement of its own.
+    static func inline(app: String, channel: String, wholeApp: Bool) -> RecipientKeys {
+        if wholeApp { return RecipientKeys(source: "FROM devices WHERE app_id = \(bind: app)", key: "id") }
+        return RecipientKeys(
+            source:
+                "FROM registrations WHERE channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel))",
+            key: "device_id")
+    }
+
+    /// The lowest and highest key and how many keys there are, counted up to `cap`, in one statement; nil
+    /// when there are none.
+    func span(_ db: any SQLDatabase, countingUpTo cap: Int) async throws -> (keys: ClosedRange<Int64>, count: Int)? {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT (SELECT \(ident: key) \(source) ORDER BY \(ident: key) ASC LIMIT 1) AS low,
+                       (SELECT \(ident: key) \(source) ORDER BY \(ident: key) DESC LIMIT 1) AS high,
+                       (SELECT COUNT(*) FROM (SELECT 1 AS one \(source) LIMIT \(bind: cap)) capped) AS members
+                """
+            ).first(),
+            let low = try row.decode(column: "low", as: Int64?.self), let high = try row.decode(column: "high", as: Int64?.self)
+        else { return nil }
+        return (low...high, try row.decode(column: "members", as: Int.self))
+    }
+
     /// The lowest and highest key, or nil when there are none.
     func edges(_ db: any SQLDatabase) async throws -> ClosedRange<Int64>? {
         func edge(_ order: SQLQueryString) async throws -> Int64? {
