@@ -168,10 +168,11 @@ extension SQLMessageStore {
     static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, wholeApp: Bool, slicing: Slicing) async throws -> [(
         after: Int64, upTo: Int64?
     )] {
-        // One statement: the channel's lowest and highest key and its size up to what `maxSlices` full slices hold.
-        guard
-            let span = try await RecipientKeys.inline(app: app, channel: channel, wholeApp: wholeApp)
-                .span(db, countingUpTo: slicing.maxSlices * slicing.sliceSize)
+        // The channel's id, then one statement for its lowest and highest key and its size up to what
+        // `maxSlices` full slices hold. (The id is looked up first, not in a subquery: PostgreSQL plans a
+        // bound id with the channel's own statistics, and a subquery's result as any channel.)
+        guard let keys = try await RecipientKeys.of(db, app: app, channel: channel, wholeApp: wholeApp),
+            let span = try await keys.span(db, countingUpTo: slicing.maxSlices * slicing.sliceSize)
         else { return [(0, nil)] }
         let (low, high, members) = (span.keys.lowerBound, span.keys.upperBound, span.count)
         let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))

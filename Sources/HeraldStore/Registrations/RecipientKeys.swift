@@ -21,16 +21,6 @@ struct RecipientKeys {
         return RecipientKeys(source: "FROM registrations WHERE channel_id = \(bind: channelId)", key: "device_id")
     }
 
-    /// The keys of `channel` (none when the app has no such channel) or of the whole app, with the channel
-    /// looked up inside the statements that use them rather than by a statement of its own.
-    static func inline(app: String, channel: String, wholeApp: Bool) -> RecipientKeys {
-        if wholeApp { return RecipientKeys(source: "FROM devices WHERE app_id = \(bind: app)", key: "id") }
-        return RecipientKeys(
-            source:
-                "FROM registrations WHERE channel_id = (SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel))",
-            key: "device_id")
-    }
-
     /// The lowest and highest key and how many keys there are, counted up to `cap`, in one statement; nil
     /// when there are none.
     func span(_ db: any SQLDatabase, countingUpTo cap: Int) async throws -> (keys: ClosedRange<Int64>, count: Int)? {
