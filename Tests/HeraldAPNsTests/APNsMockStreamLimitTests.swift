@@ -15,13 +15,8 @@ import Testing
     static let body = #"{"aps":{"alert":"hi"}}"#
 
     @Test func refuseStartsAtOneStreamWidensAfterA200AndNarrowsAfterARejection() async throws {
-        let mock = try await Fixtures.mock(.cleartext)
-        mock.setFaults(APNsMockFaults(streamLimit: .refuse))
-        mock.script(token: Fixtures.token(2), .unregistered(timestamp: 1_700_000_000_000))
-        let bearer = try Self.bearer()
-        let connection = try RawHTTP2Connection(port: mock.port)
-        let first = try connection.read { $0.maxConcurrentStreams != nil }
-        #expect(first.last?.maxConcurrentStreams == 1, "a new connection starts at one stream")
+        let (mock, connection, bearer, firstLimit) = try await Self.connect(.refuse)
+        #expect(firstLimit == 1, "a new connection starts at one stream")
 
         // A second stream while the first is open is refused, and the first goes on.
         try connection.sendHeaders(stream: 1, token: Fixtures.token(1), bearer: bearer, topic: Fixtures.topic)
@@ -51,12 +46,8 @@ import Testing
     }
 
     @Test func closeEndsTheConnectionAndKeepsOnlyWhatItAnswered() async throws {
-        let mock = try await Fixtures.mock(.cleartext)
-        mock.setFaults(APNsMockFaults(streamLimit: .close))
-        mock.script(token: Fixtures.token(2), .unregistered(timestamp: 1_700_000_000_000))
-        let bearer = try Self.bearer()
-        let connection = try RawHTTP2Connection(port: mock.port)
-        #expect(try connection.read { $0.maxConcurrentStreams != nil }.last?.maxConcurrentStreams == 1)
+        let (mock, connection, bearer, firstLimit) = try await Self.connect(.close)
+        #expect(firstLimit == 1)
         try connection.sendHeaders(stream: 1, token: Fixtures.token(1), bearer: bearer, topic: Fixtures.topic)
         try connection.sendData(stream: 1, Self.body)
         #expect(try Self.limitAndStatus(connection, stream: 1) == (1000, true))
@@ -113,6 +104,20 @@ import Testing
     /// A provider token the mock accepts, for the raw client's `authorization`.
     private static func bearer() throws -> String {
         try APNsProviderToken(key: Fixtures.signingKey()).token().jwt
+    }
+
+    /// A cleartext mock with the stream-limit fault in `mode` (and token 2 scripted to be unregistered), a raw
+    /// connection to it, a provider token, and the MAX_CONCURRENT_STREAMS of the connection's first SETTINGS.
+    private static func connect(
+        _ mode: MockStreamLimit
+    ) async throws -> (mock: APNsMock, connection: RawHTTP2Connection, bearer: String, firstLimit: Int?) {
+        let mock = try await Fixtures.mock(.cleartext)
+        mock.setFaults(APNsMockFaults(streamLimit: mode))
+        mock.script(token: Fixtures.token(2), .unregistered(timestamp: 1_700_000_000_000))
+        let bearer = try bearer()
+        let connection = try RawHTTP2Connection(port: mock.port)
+        let first = try connection.read { $0.maxConcurrentStreams != nil }
+        return (mock, connection, bearer, first.last?.maxConcurrentStreams)
     }
 
     /// Reads up to the answer on `stream`: the last MAX_CONCURRENT_STREAMS sent before it, and whether it is a 200.

@@ -110,15 +110,16 @@ final class Batcher<Input: Sendable, Output: Sendable>: Sendable {
 }
 
 extension Batcher {
-    /// A batcher whose every batch is one write transaction on `backend`: one batch at a time on SQLite
-    /// (one writer), up to `postgresLeaders` (3) at once on PostgreSQL (its pool commits them side by side). A batch that
-    /// fails is written again one input per transaction, so one bad input fails alone. Each batch's
-    /// size and time go to `metrics` as the `kind` of write.
     /// Batches of one kind written at once on PostgreSQL. Fewer, larger batches cost less per write (each
-    /// batch is a pooled lease, a transaction and a commit): registrations over HTTP with 64 clients ran at
-    /// 3,238–3,684/s with 8, 4,079/s with 4, 4,257/s with 3, 3,911–4,429/s with 2 and 3,534/s with one at a
-    /// time, which leaves the server idle during each commit (BENCHMARKS.md section 19).
+    /// batch is a pooled lease, a transaction and a commit), and one at a time leaves the server idle during
+    /// each commit: registrations over HTTP with 64 clients ran at 3,630/s with 6, 4,117–4,512/s with 3 and
+    /// 4,160/s with 2 (BENCHMARKS.md section 20; section 19 has 8, 4 and 1 on the older path).
     static var postgresLeaders: Int { 3 }
+
+    /// A batcher whose every batch is one write transaction on `backend`: one batch at a time on SQLite
+    /// (one writer), up to `postgresLeaders` at once on PostgreSQL (its pool commits them side by side). A
+    /// batch that fails is written again one input per transaction, so one bad input fails alone. Each
+    /// batch's size and time go to `metrics` as the `kind` of write.
 
     static func writing(
         on backend: any SQLBackend, maxBatch: Int = 256, maxWaiting: Int, metrics: HeraldMetrics, as kind: HeraldMetrics.Write,

@@ -58,32 +58,27 @@ extension SQLMessageStore {
                     pending = 0, updated_at = \(now)
                 WHERE (message_id, slice) IN (\(keys)) AND done = \(bind: false)
                   AND (lease_until IS NULL OR lease_until < \(now))
-                RETURNING message_id, slice, fanout_cursor, up_to_key, checkpoint_seq
+                RETURNING message_id, fanout_cursor, up_to_key, checkpoint_seq
                 """
             ).all()
-            guard !leased.isEmpty else { return ([ClaimedSlice](), fed) }
-            var ids: [String] = []
-            for row in leased { ids.append(try row.decode(column: "message_id", as: String.self)) }
-            let list = ids.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
+            // By message: each message has at most one slice taken.
+            var leases: [String: any SQLRow] = [:]
+            for row in leased { leases[try row.decode(column: "message_id", as: String.self)] = row }
+            guard !leases.isEmpty else { return ([ClaimedSlice](), fed) }
+            let list = leases.keys.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
             var byID: [String: StoredMessage] = [:]
             for row in try await db.raw("SELECT * FROM messages WHERE id IN (\(list))").all() {
                 let message = try Self.decode(row)
                 byID[message.id] = message
             }
-            var claimed: [ClaimedSlice] = []
             // In the order the candidates came (due first).
-            for (id, slice) in taken {
-                guard let message = byID[id],
-                    let row = try leased.first(where: {
-                        try $0.decode(column: "message_id", as: String.self) == id && $0.decode(column: "slice", as: Int.self) == slice
-                    })
-                else { continue }
-                claimed.append(
-                    ClaimedSlice(
-                        message: message, slice: slice,
-                        cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
-                        upTo: try row.decode(column: "up_to_key", as: Int64?.self),
-                        sequence: try row.decode(column: "checkpoint_seq", as: Int64.self)))
+            let claimed = try taken.compactMap { id, slice -> ClaimedSlice? in
+                guard let message = byID[id], let row = leases[id] else { return nil }
+                return ClaimedSlice(
+                    message: message, slice: slice,
+                    cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
+                    upTo: try row.decode(column: "up_to_key", as: Int64?.self),
+                    sequence: try row.decode(column: "checkpoint_seq", as: Int64.self))
             }
             return (claimed, fed)
         }

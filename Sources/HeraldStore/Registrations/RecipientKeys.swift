@@ -39,12 +39,7 @@ struct RecipientKeys {
 
     /// The lowest and highest key, or nil when there are none.
     func edges(_ db: any SQLDatabase) async throws -> ClosedRange<Int64>? {
-        func edge(_ order: SQLQueryString) async throws -> Int64? {
-            try await db.raw("SELECT \(ident: key) AS edge \(source) ORDER BY \(ident: key) \(order) LIMIT 1").first()
-                .map { try $0.decode(column: "edge", as: Int64.self) }
-        }
-        guard let low = try await edge("ASC"), let high = try await edge("DESC") else { return nil }
-        return low...high
+        try await span(db, countingUpTo: 0)?.keys
     }
 }
 
