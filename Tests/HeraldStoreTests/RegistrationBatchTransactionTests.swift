@@ -1,4 +1,6 @@
 import HeraldCore
+import HeraldTestSupport
+import SQLKit
 import Testing
 
 @testable import HeraldStore
@@ -30,6 +32,26 @@ import Testing
             let device = try #require(try await store.device(app: "shop", deviceId: "d2", now: Fixture.t0))
             #expect(device.registrationId == receipts[1].registrationId)
             #expect(device.channels.map(\.rawValue) == ["news", "sports"])
+        }
+    }
+
+    /// On PostgreSQL the batch's statement is prepared once per connection and run by name after that:
+    /// three batches on one connection leave one prepared statement, run three times.
+    @Test(.enabled(if: PostgresTestDatabase.serverURL != nil, "\(PostgresTestDatabase.skipMessage)"))
+    func postgresPreparesTheBatchOncePerConnection() async throws {
+        try await StoreBackendKind.postgres.withStore { _, backend in
+            let prepared = try await backend.write { db in
+                for index in 0..<3 {
+                    let call = RegistrationBatch.Call(
+                        app: "shop", request: try Fixture.request("d\(index)", channels: ["news"]), now: Fixture.t0)
+                    _ = try await RegistrationBatch(calls: [call]).write(db)
+                }
+                return try await db.raw(
+                    "SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE name LIKE 'herald%'"
+                ).all().map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "runs", as: Int.self)) }
+            }
+            #expect(prepared.map(\.0) == [RegistrationBatch.Statement.name])
+            #expect(prepared.first?.1 == 3)
         }
     }
 }

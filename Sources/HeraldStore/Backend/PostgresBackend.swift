@@ -116,7 +116,9 @@ public final class PostgresBackend: SQLBackend, Service {
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await withLeasedConnection { connection in
-                try await body(PostgresSession(connection))
+                try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                    try await body(PostgresSession(connection))
+                }
             }
         } catch {
             throw Self.translate(error)
@@ -136,15 +138,17 @@ public final class PostgresBackend: SQLBackend, Service {
         while true {
             do {
                 return try await withLeasedConnection(bounded: bounded) { connection in
-                    let sql = PostgresSession(connection)
-                    try await sql.raw("BEGIN").run()
-                    do {
-                        let value = try await body(sql)
-                        try await sql.raw("COMMIT").run()
-                        return value
-                    } catch {
-                        try? await sql.raw("ROLLBACK").run()
-                        throw error
+                    try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                        let sql = PostgresSession(connection)
+                        try await sql.raw("BEGIN").run()
+                        do {
+                            let value = try await body(sql)
+                            try await sql.raw("COMMIT").run()
+                            return value
+                        } catch {
+                            try? await sql.raw("ROLLBACK").run()
+                            throw error
+                        }
                     }
                 }
             } catch let error where Self.isRetryable(error) && attempt < Self.writeAttempts {
