@@ -67,6 +67,65 @@ import Testing
         }
     }
 
+    /// Before PostgreSQL has statistics of the rows (after a bulk import, until autovacuum's ANALYZE comes
+    /// round: up to a minute or more), it plans as if the tables were tiny. A fan-out's recipients page then
+    /// joined `devices` by a merge join over a sequential scan: at 100,000 devices every page read them all
+    /// (58 ms a page), for a one-device channel too. The page looks each device up by key whatever the
+    /// planner estimates. Autovacuum is off for these tables, so the statistics stay missing.
+    @Test(.enabled(if: PostgresTestDatabase.serverURL != nil, "\(PostgresTestDatabase.skipMessage)"))
+    func aRecipientsPageLooksItsDevicesUpBeforeAnyStatistics() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await StoreFactory.withBackend(url, logger: Logger(label: "herald.tests")) { backend in
+                try await Migrator(backend: backend).migrate(logger: Logger(label: "herald.tests"))
+                try await backend.unboundedWrite { db in
+                    for table in ["devices", "channels", "registrations"] {
+                        try await db.raw("ALTER TABLE \(ident: table) SET (autovacuum_enabled = false)").run()
+                    }
+                }
+                // Separate transactions, as a bulk import commits in batches.
+                for statement in Self.bulkImport {
+                    try await backend.unboundedWrite { db in try await db.raw("\(unsafeRaw: statement)").run() }
+                }
+                let explaining = ExplainingBackend(backend)
+                let store = SQLRegistrationStore(backend: explaining)
+                for (channel, expected) in [("one", 1), ("big", 500)] {
+                    _ = explaining.take()
+                    let page = try await store.recipients(
+                        app: "plan",
+                        filter: RecipientFilter(channel: try ChannelName(validating: channel), devices: nil, systems: [.ios, .osx]),
+                        after: 0, limit: 500, now: Self.now)
+                    #expect(page.items.count == expected, "\(channel)")
+                    let statements = explaining.take()
+                    #expect(!statements.isEmpty)
+                    for statement in statements {
+                        #expect(statement.rowsRead <= 4 * 500 + 100, "channel \(channel): \(statement)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// 100,000 devices of one app in channel `big`, the first also in `one`, as `herald-bench populate` writes them.
+    static let bulkImport: [String] = [
+        """
+        \(series(100_000))
+        INSERT INTO devices (app_id, device_id, registration_id, device_token, os, created_at, last_seen_at, is_active)
+        SELECT 'plan', 'dev-' || CAST(i AS TEXT), 'reg-' || CAST(i AS TEXT), 'token-' || CAST(i AS TEXT), 'IOS',
+               1800000000000 - i, 1800000000000, TRUE
+        FROM series
+        """,
+        "INSERT INTO channels (app_id, name, created_at) VALUES ('plan', 'big', 0), ('plan', 'one', 0)",
+        """
+        INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
+        SELECT c.id, d.id, 'reg', NULL, 0, 0 FROM devices d JOIN channels c ON c.app_id = 'plan' AND c.name = 'big'
+        """,
+        """
+        INSERT INTO registrations (channel_id, device_id, registration_id, expires_at, created_at, updated_at)
+        SELECT c.id, d.id, 'reg', NULL, 0, 0 FROM devices d JOIN channels c ON c.app_id = 'plan' AND c.name = 'one'
+        WHERE d.device_id = 'dev-1'
+        """,
+    ]
+
     /// SQLite has no counts of rows read, and Herald runs no ANALYZE there: its planner goes by the schema
     /// alone. The same calls on the same rows must then walk no table or index whole: every step is a
     /// search of a key range or a lookup (`SEARCH …`), or the walk of a subquery's own rows.

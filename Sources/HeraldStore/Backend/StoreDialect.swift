@@ -59,6 +59,22 @@ public struct StoreDialect: Sendable, Equatable {
         }
     }
 
+    /// A left join to the one row of `table` (as `alias`) that `condition` finds by its key, for each row
+    /// before it. PostgreSQL gets a LATERAL subquery with LIMIT 1, which it never turns into a merge or hash
+    /// join, so it looks each row up by index whatever its statistics say: before it had any (after a bulk
+    /// import, until autovacuum's ANALYZE), it read the whole of `devices` for each recipients page. SQLite
+    /// looks a key up for a plain join anyway.
+    func keyLookup(_ table: String, as alias: String, columns: [String], on condition: SQLQueryString) -> SQLQueryString {
+        switch kind {
+        case .sqlite:
+            return "LEFT JOIN \(ident: table) \(ident: alias) ON \(condition)"
+        case .postgres:
+            let list = columns.map { "\(ident: alias).\(ident: $0)" as SQLQueryString }.joined(separator: ", ")
+            return
+                "LEFT JOIN LATERAL (SELECT \(list) FROM \(ident: table) \(ident: alias) WHERE \(condition) LIMIT 1) \(ident: alias) ON TRUE"
+        }
+    }
+
     /// The database's own clock in epoch milliseconds, for PostgreSQL; nil for SQLite (one server, its clock).
     var databaseNow: SQLQueryString? {
         switch kind {

@@ -15,6 +15,7 @@ extension SQLRegistrationStore {
     /// - the range is stated on the pair `(channel_id, device_id)`, which only the unique index on that
     ///   pair can serve: stated on `device_id` alone, PostgreSQL sometimes walked `registrations_by_device`
     ///   and read every other channel's registrations in the range too.
+    /// The devices are looked up by key even before PostgreSQL has statistics (`StoreDialect.keyLookup`).
     /// The price is that a page may hold fewer recipients than `limit` (devices switched off, of another
     /// OS, outside the segment), even none; `next` says where to go on.
     public func recipients(
@@ -67,8 +68,9 @@ extension SQLRegistrationStore {
                             AND (expires_at IS NULL OR expires_at > \(bind: now.milliseconds))
                           ORDER BY channel_id, device_id
                           LIMIT \(bind: limit)) r
-                    LEFT JOIN devices d ON d.id = r.device_id
-                         AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
+                    \(StoreDialect(db).keyLookup(
+                        "devices", as: "d", columns: ["device_id", "device_token", "os"],
+                        on: "d.id = r.device_id AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)"))
                     ORDER BY r.device_id
                     """
                 ).all()
