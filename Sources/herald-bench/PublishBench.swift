@@ -32,7 +32,7 @@ struct PublishBench: AsyncParsableCommand {
     @Option(help: "The populated channel to fan out to.")
     var channel = "channel-0"
 
-    @Option(help: "Fan-outs of the whole channel.")
+    @Option(help: "Fan-outs of the whole channel (0: the latency only).")
     var rounds = 3
 
     @Option(help: "Publishes to a one-device channel, for the latency to the first APNs request.")
@@ -57,6 +57,12 @@ struct PublishBench: AsyncParsableCommand {
     @Option(help: "HTTP/2 connections to the mock FCM, and streams per connection (the app's fcm settings).")
     var fcmConnections = 2
     @Option var fcmStreams = 100
+
+    func validate() throws {
+        guard rounds >= 0, latencySamples >= 0, instances >= 1 else {
+            throw ValidationError("--rounds and --latency-samples must be 0 or more, --instances 1 or more")
+        }
+    }
 
     func run() async throws {
         let audience = try await ChannelAudience.read(database, app: app, channel: channel)
@@ -138,6 +144,7 @@ struct PublishBench: AsyncParsableCommand {
     /// the mocks have accepted, between them, one notification per device of the channel (its IOS devices
     /// through APNs; its ANDROID ones through FCM, with `--fcm`).
     func fanOut(base: URL, mocks: PublishMocks, audience: ChannelAudience, servers: [BenchServer]) async throws -> Int {
+        guard rounds > 0 else { return 0 }
         let expected = audience.apple + (fcm ? audience.android : 0)
         guard expected > 0 else {
             throw ValidationError("'\(channel)' has no active devices of app '\(app)' to send to: is it the populated channel?")
