@@ -16,9 +16,9 @@ public struct APNsPushClient: PushClient {
 
     public var provider: PushProvider { .apns }
     public var maxInFlight: Int { client.configuration.maxInFlight }
-    public var connections: (open: Int, inFlight: Int) {
+    public var connections: ClientConnections {
         let counters = client.counters
-        return (counters.connections, counters.inFlight)
+        return ClientConnections(open: counters.connections, inFlight: counters.inFlight, replaced: counters.abandonedConnections)
     }
 
     public func sender(for contents: MessageContents) -> (any MessageSender)? {

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldMetrics
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -24,6 +25,8 @@ public final class ProviderClients: Service {
     /// What the fan-outs of this instance heard from each provider.
     let book = ProviderHealthBook()
     private let closed = Atomic<Bool>(false)
+    /// What `reportReplacedConnections` has reported of each client's replaced connections.
+    private let reported = Locked<[Key: Int]>([:])
 
     /// `factories[app][provider]`: the providers each app has settings for.
     public init(factories: [String: [PushProvider: Factory]], logger: Logger) {
@@ -85,10 +88,25 @@ public final class ProviderClients: Service {
             var health = book.health(app: app, provider: provider)
             if let client = clients.withLock({ $0[Key(app: app, provider: provider)] }) {
                 health.started = true
-                (health.connections, health.inFlight) = client.connections
+                let connections = client.connections
+                (health.connections, health.inFlight, health.replaced) = (connections.open, connections.inFlight, connections.replaced)
             }
             return health
         }
+    }
+
+    /// Adds to `metrics` the connections each started client replaced since the last call (Prometheus
+    /// counters only go up, and a client counts from its start): the metrics endpoint calls it before
+    /// each exposition. Every started client's counter appears, at 0 until a connection is replaced.
+    public func reportReplacedConnections(to metrics: HeraldMetrics) {
+        let totals = clients.withLock { clients in clients.map { ($0.key, $0.value.connections.replaced) } }
+        let deltas = reported.withLock { reported in
+            totals.map { key, total -> (PushProvider, Int) in
+                defer { reported[key] = total }
+                return (key.provider, max(0, total - (reported[key] ?? 0)))
+            }
+        }
+        for (provider, count) in deltas { metrics.connectionsReplaced(provider: provider.rawValue, count: count) }
     }
 
     public func run() async throws {

@@ -9,6 +9,8 @@ public struct ProviderHealth: Sendable, Equatable {
     /// Connections open now, and sends in flight on them.
     public var connections: Int
     public var inFlight: Int
+    /// Connections replaced since the client started for answering nothing (`ClientConnections.replaced`).
+    public var replaced: Int
     /// Answers since start: accepted, refused for the device or the message, and retried.
     public var sent: Int64
     public var refused: Int64
@@ -23,6 +25,7 @@ public struct ProviderHealth: Sendable, Equatable {
         started = false
         connections = 0
         inFlight = 0
+        replaced = 0
         sent = 0
         refused = 0
         retries = 0

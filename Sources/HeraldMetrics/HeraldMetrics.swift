@@ -44,6 +44,7 @@ public final class HeraldMetrics: Sendable {
         public static let writeQueueWaiting = "herald_write_queue_waiting"
         public static let writeQueueRefused = "herald_write_queue_refused_total"
         public static let fanOutsRunning = "herald_fanouts_running"
+        public static let connectionsReplaced = "herald_provider_connections_replaced_total"
         public static let deviceCheckCalls = "herald_devicecheck_calls_total"
         public static let deviceCheckDuration = "herald_devicecheck_call_duration_seconds"
         public static let subscriptionsCreated = "herald_pubsub_subscriptions_created_total"
@@ -54,7 +55,8 @@ public final class HeraldMetrics: Sendable {
         public static let all = [
             httpRequests, httpDuration, httpProtocolErrors, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
             notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
-            dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, deviceCheckCalls, deviceCheckDuration,
+            dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, connectionsReplaced, deviceCheckCalls,
+            deviceCheckDuration,
             subscriptionsCreated, streamsOpen, pubsubDelivered,
         ]
     }
@@ -159,6 +161,12 @@ public final class HeraldMetrics: Sendable {
         let meter: Meter
         public func increment() { meter.increment() }
         public func decrement() { meter.decrement() }
+    }
+
+    /// Connections a provider's client shut down for answering nothing for a whole request timeout (their
+    /// sends were retried on new ones); `count` may be 0, which makes the series appear.
+    public func connectionsReplaced(provider: String, count: Int) {
+        cache.counter(Name.connectionsReplaced, [("provider", provider)], factory).increment(by: count)
     }
 
     public func retried(provider: String) { cache.counter(Name.retries, [("provider", provider)], factory).increment() }

@@ -21,8 +21,20 @@ public final class MetricsExporter: Sendable {
         metrics = enabled ? HeraldMetrics(factory: factory) : .disabled
     }
 
+    /// What runs before each exposition: reports of figures counted elsewhere (a push client counts its
+    /// replaced connections itself).
+    private let beforeEach = Locked<[@Sendable () -> Void]>([])
+
+    /// Runs `report` before each exposition.
+    public func beforeExposition(_ report: @escaping @Sendable () -> Void) {
+        beforeEach.withLock { $0.append(report) }
+    }
+
     /// The Prometheus text format (version 0.0.4) of everything reported so far.
-    public func exposition() -> String { registry.emitToString() }
+    public func exposition() -> String {
+        for report in beforeEach.withLock({ $0 }) { report() }
+        return registry.emitToString()
+    }
 }
 
 /// Counts and times every request by method, route template and status. It is the outermost

@@ -87,6 +87,7 @@ public enum HeraldServer {
             messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
             emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
         let clients = ProviderClients(factories: configuration.providerFactories(clock: clock), logger: logger)
+        exporter.beforeExposition { [metrics = exporter.metrics] in clients.reportReplacedConnections(to: metrics) }
         let dispatcher = Dispatcher(
             messages: messages, registrations: store, clients: clients, clock: clock, settings: configuration.dispatcher,
             singleServer: configuration.database.isSingleServer, metrics: exporter.metrics, logger: logger)

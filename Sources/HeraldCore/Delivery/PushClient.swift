@@ -39,6 +39,21 @@ public protocol PushClient: Sendable {
     var maxInFlight: Int { get }
     /// Closes every connection; sends still pending end as cancelled.
     func shutdown()
-    /// Its connections now: open, and sends in flight on them (the console's provider health).
-    var connections: (open: Int, inFlight: Int) { get }
+    /// Its connections now (the console's provider health and the metrics).
+    var connections: ClientConnections { get }
+}
+
+/// A push client's connections: open now, sends in flight on them, and how many it has replaced.
+public struct ClientConnections: Sendable, Equatable {
+    public var open: Int
+    public var inFlight: Int
+    /// Connections shut down since the client started because they answered nothing for a whole request
+    /// timeout (a hung peer, a path a NAT dropped); their sends were retried on new ones.
+    public var replaced: Int
+
+    public init(open: Int, inFlight: Int, replaced: Int) {
+        self.open = open
+        self.inFlight = inFlight
+        self.replaced = replaced
+    }
 }

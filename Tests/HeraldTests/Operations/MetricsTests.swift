@@ -2,10 +2,12 @@ import APNsMock
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDispatch
 import HeraldMetrics
 import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 @testable import Herald
@@ -53,6 +55,8 @@ import Testing
             #expect(metrics[#"herald_notifications_in_flight{\#(apns)}"#] == 0)
             #expect(metrics[#"herald_messages_finished_total{status="published"}"#] == 1)
             #expect(metrics["herald_fanouts_running"] == 0)
+            // The APNs client started and replaced no connection.
+            #expect(metrics[#"herald_provider_connections_replaced_total{provider="apns"}"#] == 0)
             #expect(metrics["herald_registrations_total"] == 4)
             #expect(
                 metrics[#"herald_http_requests_total{method="POST",route="/{appId}/{apiKey}/messaging/registrations",status="200"}"#] == 4)
@@ -136,6 +140,37 @@ import Testing
             let answer = try await h.client.call(.get, "/metrics")
             #expect(answer.status == .notFound && answer.body.code == 404)
         }
+    }
+
+    /// A client counts the connections it replaced from its start; the counter gets what it replaced since the
+    /// last exposition, so it only goes up, once per replacement, however often it is read.
+    @Test func replacedConnectionsAreCountedOnceEach() throws {
+        let exporter = MetricsExporter()
+        let client = CountingClient()
+        let clients = ProviderClients(
+            factories: ["shop": [.apns: { _ in client }], "blog": [.apns: { _ in client }]], logger: Logger(label: "test"))
+        exporter.beforeExposition { [metrics = exporter.metrics] in clients.reportReplacedConnections(to: metrics) }
+        let series = #"herald_provider_connections_replaced_total{provider="apns"}"#
+        #expect(Exposition.parse(exporter.exposition())[series] == nil, "no client has started")
+        _ = try clients.client(for: "shop", .apns)
+        #expect(Exposition.parse(exporter.exposition())[series] == 0)
+        client.replaced.withLock { $0 = 2 }
+        #expect(Exposition.parse(exporter.exposition())[series] == 2)
+        #expect(Exposition.parse(exporter.exposition())[series] == 2, "read again: nothing new")
+        client.replaced.withLock { $0 = 5 }
+        // A second app's client (here the same counts) adds its own from its start.
+        _ = try clients.client(for: "blog", .apns)
+        #expect(Exposition.parse(exporter.exposition())[series] == 10)
+    }
+
+    /// A push client that sends nothing and reports the replaced connections it is told.
+    final class CountingClient: PushClient {
+        let replaced = Locked(0)
+        var provider: PushProvider { .apns }
+        func sender(for contents: MessageContents) -> (any MessageSender)? { nil }
+        var maxInFlight: Int { 1 }
+        func shutdown() {}
+        var connections: ClientConnections { ClientConnections(open: 1, inFlight: 0, replaced: replaced.withLock { $0 }) }
     }
 
     @Test func constantTimeComparisonComparesWholeStrings() {
