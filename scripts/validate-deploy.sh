@@ -265,6 +265,7 @@ METRICS = {
     "herald_db_write_duration_seconds": ("histogram", {"write"}),
     "herald_group_commit_batch_size": ("histogram", {"write"}),
     "herald_fanouts_running": ("gauge", set()),
+    "herald_provider_connections_replaced_total": ("counter", {"provider"}),
     "herald_pubsub_subscriptions_created_total": ("counter", set()),
     "herald_pubsub_streams": ("gauge", set()),
     "herald_pubsub_messages_delivered_total": ("counter", {"via"}),
