@@ -1,4 +1,5 @@
 import CCurl
+import HeraldCore
 
 /// One HTTP request for the loop to run (a POST of `body`).
 public struct CurlJob: Sendable {
@@ -63,6 +64,13 @@ public struct CurlCounters: Sendable, Hashable {
         self.queued = queued
         self.completed = completed
         self.rounds = rounds
+    }
+}
+
+extension CurlCounters {
+    /// What a push client says of its connections (`PushClient.connections`).
+    public var clientConnections: ClientConnections {
+        ClientConnections(open: connections, inFlight: inFlight, replaced: abandonedConnections)
     }
 }
 

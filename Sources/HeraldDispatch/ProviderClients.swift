@@ -88,8 +88,7 @@ public final class ProviderClients: Service {
             var health = book.health(app: app, provider: provider)
             if let client = clients.withLock({ $0[Key(app: app, provider: provider)] }) {
                 health.started = true
-                let connections = client.connections
-                (health.connections, health.inFlight, health.replaced) = (connections.open, connections.inFlight, connections.replaced)
+                health.connections = client.connections
             }
             return health
         }
@@ -101,10 +100,12 @@ public final class ProviderClients: Service {
     public func reportReplacedConnections(to metrics: HeraldMetrics) {
         let totals = clients.withLock { clients in clients.map { ($0.key, $0.value.connections.replaced) } }
         let deltas = reported.withLock { reported in
-            totals.map { key, total -> (PushProvider, Int) in
-                defer { reported[key] = total }
-                return (key.provider, max(0, total - (reported[key] ?? 0)))
+            var deltas: [(PushProvider, Int)] = []
+            for (key, total) in totals {
+                deltas.append((key.provider, max(0, total - (reported[key] ?? 0))))
+                reported[key] = total
             }
+            return deltas
         }
         for (provider, count) in deltas { metrics.connectionsReplaced(provider: provider.rawValue, count: count) }
     }

@@ -6,11 +6,8 @@ public struct ProviderHealth: Sendable, Equatable {
     public var provider: PushProvider
     /// Whether this instance has made the app's client yet (it is made at the first send).
     public var started: Bool
-    /// Connections open now, and sends in flight on them.
-    public var connections: Int
-    public var inFlight: Int
-    /// Connections replaced since the client started for answering nothing (`ClientConnections.replaced`).
-    public var replaced: Int
+    /// The client's connections: open now, sends in flight on them, replaced since it started.
+    public var connections: ClientConnections
     /// Answers since start: accepted, refused for the device or the message, and retried.
     public var sent: Int64
     public var refused: Int64
@@ -23,9 +20,7 @@ public struct ProviderHealth: Sendable, Equatable {
     public init(provider: PushProvider) {
         self.provider = provider
         started = false
-        connections = 0
-        inFlight = 0
-        replaced = 0
+        connections = ClientConnections(open: 0, inFlight: 0, replaced: 0)
         sent = 0
         refused = 0
         retries = 0

@@ -14,10 +14,7 @@ public struct FCMPushClient: PushClient {
 
     public var provider: PushProvider { .fcm }
     public var maxInFlight: Int { client.configuration.maxInFlight }
-    public var connections: ClientConnections {
-        let counters = client.counters
-        return ClientConnections(open: counters.connections, inFlight: counters.inFlight, replaced: counters.abandonedConnections)
-    }
+    public var connections: ClientConnections { client.counters.clientConnections }
 
     public func sender(for contents: MessageContents) -> (any MessageSender)? {
         guard let content = contents.fcm else { return nil }

@@ -14,10 +14,7 @@ public struct WebPushPushClient: PushClient {
 
     public var provider: PushProvider { .webPush }
     public var maxInFlight: Int { client.configuration.maxInFlight }
-    public var connections: ClientConnections {
-        let counters = client.counters
-        return ClientConnections(open: counters.connections, inFlight: counters.inFlight, replaced: counters.abandonedConnections)
-    }
+    public var connections: ClientConnections { client.counters.clientConnections }
 
     public func sender(for contents: MessageContents) -> (any MessageSender)? {
         guard let content = contents.webPush else { return nil }

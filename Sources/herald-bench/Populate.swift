@@ -77,9 +77,8 @@ struct Populate: AsyncParsableCommand {
         // all of `devices`: 60 ms a page). Gather them now, as after any bulk load, so that what is measured
         // next is the steady state. (SQLite is left without statistics, as Herald runs it.)
         try await withBackend(database) { backend in
-            try await backend.unboundedWrite { db in
-                if db.dialect.name == "postgresql" { try await db.raw("ANALYZE").run() }
-            }
+            guard backend.dialect == .postgres else { return }
+            try await backend.unboundedWrite { db in try await db.raw("ANALYZE").run() }
         }
         let rate = Double(plan.registrations) / seconds
         print(

@@ -109,8 +109,9 @@ extension ConsoleRoutes {
         let rows = dispatcher.providerHealth(app: app).map { health -> HTML in
             let state: HTML =
                 health.started
-                ? "\(Int64(health.connections).grouped) open, \(Int64(health.inFlight).grouped) in flight"
-                    + (health.replaced > 0 ? ", \(Int64(health.replaced).grouped) replaced for answering nothing" : "")
+                ? "\(Int64(health.connections.open).grouped) open, \(Int64(health.connections.inFlight).grouped) in flight"
+                    + (health.connections.replaced > 0
+                        ? ", \(Int64(health.connections.replaced).grouped) replaced for answering nothing" : "")
                 : "<span class=\"muted\">not connected yet (connects at the first send)</span>"
             let error: HTML =
                 health.lastError.map { "\(ConsolePage.time(health.lastErrorAt)) \($0)" } ?? "<span class=\"muted\">none</span>"

@@ -120,7 +120,6 @@ extension Batcher {
     /// (one writer), up to `postgresLeaders` at once on PostgreSQL (its pool commits them side by side). A
     /// batch that fails is written again one input per transaction, so one bad input fails alone. Each
     /// batch's size and time go to `metrics` as the `kind` of write.
-
     static func writing(
         on backend: any SQLBackend, maxBatch: Int = 256, maxWaiting: Int, metrics: HeraldMetrics, as kind: HeraldMetrics.Write,
         _ write: @escaping @Sendable ([Input], any SQLDatabase) async throws -> [Output]
