@@ -71,7 +71,8 @@ import Testing
     /// round: up to a minute or more), it plans as if the tables were tiny. A fan-out's recipients page then
     /// joined `devices` by a merge join over a sequential scan: at 100,000 devices every page read them all
     /// (58 ms a page), for a one-device channel too. The page looks each device up by key whatever the
-    /// planner estimates. Autovacuum is off for these tables, so the statistics stay missing.
+    /// planner estimates, and a singlecast finds its devices by id. Autovacuum is off for these tables, so
+    /// the statistics stay missing.
     @Test(.enabled(if: PostgresTestDatabase.serverURL != nil, "\(PostgresTestDatabase.skipMessage)"))
     func aRecipientsPageLooksItsDevicesUpBeforeAnyStatistics() async throws {
         try await PostgresTestDatabase.with { url in
@@ -100,6 +101,20 @@ import Testing
                     for statement in statements {
                         #expect(statement.rowsRead <= 4 * 500 + 100, "channel \(channel): \(statement)")
                     }
+                }
+                // A singlecast finds its devices through (app_id, device_id): before the change, PostgreSQL walked
+                // the whole app's devices in key order (devices_by_app) to avoid a sort, 100,000 rows for two.
+                _ = explaining.take()
+                let page = try await store.recipients(
+                    app: "plan",
+                    filter: RecipientFilter(
+                        channel: try ChannelName(validating: "big"), devices: ["dev-5", "dev-77", "nobody"], systems: [.ios, .osx]),
+                    after: 0, limit: 500, now: Self.now)
+                #expect(Set(page.items.map(\.deviceId)) == ["dev-5", "dev-77"])
+                let statements = explaining.take()
+                #expect(!statements.isEmpty)
+                for statement in statements {
+                    #expect(statement.rowsRead <= 100, "singlecast: \(statement)")
                 }
             }
         }

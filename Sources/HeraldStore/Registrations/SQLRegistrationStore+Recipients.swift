@@ -29,15 +29,19 @@ extension SQLRegistrationStore {
         return try await backend.read { db in
             let rows: [any SQLRow]
             if filter.devices != nil || (filter.audience.map { $0.count != 1 } ?? false) {
-                // A singlecast names its devices: found through (app_id, device_id), at most the list's length.
+                // A singlecast names its devices: found through (app_id, device_id), at most the list's length
+                // (1,000), then sorted. The LIMIT keeps the planner from folding that lookup into the outer query:
+                // folded, PostgreSQL without statistics walked the app's devices in key order (devices_by_app)
+                // to save the sort, every device of the app for a page of two.
                 // A template's audience of several channels (or every one) walks the app's devices by key
                 // (devices_by_app), each once, keeping those with a live registration in one of them.
-                let only: SQLQueryString
+                let from: SQLQueryString
                 if let devices = filter.devices {
                     let ids: [any Encodable & Sendable] = devices
-                    only = " AND d.device_id IN (\(binds: ids))"
+                    from =
+                        "(SELECT * FROM devices WHERE app_id = \(bind: app) AND device_id IN (\(binds: ids)) LIMIT \(bind: devices.count)) d"
                 } else {
-                    only = ""
+                    from = "devices d"
                 }
                 let inChannels: SQLQueryString
                 if filter.devices == nil, let audience = filter.audience, !audience.isEmpty {
@@ -49,8 +53,8 @@ extension SQLRegistrationStore {
                 rows = try await db.raw(
                     """
                     SELECT d.id AS device_key, d.device_id, d.device_token, d.os
-                    FROM devices d
-                    WHERE d.app_id = \(bind: app)\(only) AND d.id > \(bind: cursor) AND d.id <= \(bind: upTo)
+                    FROM \(from)
+                    WHERE d.app_id = \(bind: app) AND d.id > \(bind: cursor) AND d.id <= \(bind: upTo)
                       AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)
                       AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id\(inChannels)
                                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
