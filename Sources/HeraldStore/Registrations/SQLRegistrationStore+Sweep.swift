@@ -9,11 +9,14 @@ extension SQLRegistrationStore {
             // Through the expiry index, oldest expiry first: the ORDER BY is what keeps the planner on that
             // index. Without it PostgreSQL chose a sequential scan that stops at `limit` finds, which reads
             // the rows of every registration that does not expire, and the dead rows of earlier batches again
-            // each batch. One app's: keeping those whose channel is the app's.
+            // each batch. One app's: keeping those whose channel is the app's, each channel looked up by key
+            // (`keyLookup`): a plain join let PostgreSQL without statistics hash-join every expired
+            // registration with the app's channels and sort them all, for each batch.
             let query: SQLQueryString =
                 if let app {
                     """
-                    SELECT r.id FROM registrations r JOIN channels c ON c.id = r.channel_id
+                    SELECT r.id FROM registrations r
+                    \(StoreDialect(db).keyLookup("channels", as: "c", columns: ["app_id"], on: "c.id = r.channel_id"))
                     WHERE r.expires_at IS NOT NULL AND r.expires_at <= \(bind: now.milliseconds) AND c.app_id = \(bind: app)
                     ORDER BY r.expires_at LIMIT \(bind: limit)
                     """
