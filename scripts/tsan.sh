@@ -11,7 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 suites='HeraldAPNsTests|GroupCommitTests|PublishFanOutTests|RetryTests|DispatchLeaseTests|TokenHygieneTests'
+# StreamLimitTests holds the client to no stream refused while the mock APNs narrows its limit to one after each
+# rejection until its next acceptance. A stream the client sent before it could read a rejection is refused, so
+# the test is a statement about timing at full speed; under the sanitizer the narrow spells last long enough that
+# thousands were (a CI run on 6446ecb: 2,202 refused, 25 connections). The lane code it drives runs on one thread.
+skipped='StreamLimitTests'
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 # SQLite's WAL reads its shared index without a lock by design: see scripts/tsan-suppressions.txt.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan-suppressions.txt ${TSAN_OPTIONS:-}" \
-    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" --no-parallel "$@"
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$suites" --skip "$skipped" --no-parallel "$@"
