@@ -49,20 +49,61 @@ import Testing
             try await StoreFactory.withBackend(url, logger: Logger(label: "herald.tests")) { backend in
                 try await Self.populate(backend)
                 try await backend.unboundedWrite { db in try await db.raw("ANALYZE").run() }
+                try await Self.check(backend, judge: Self.judgeRowsRead)
+            }
+        }
+    }
+
+    /// The same calls before PostgreSQL has any statistics of the rows: after a bulk import, until autovacuum's
+    /// ANALYZE comes round (a minute or more), it plans as if every table were tiny, and a plan that walks a
+    /// table or an app whole looks as cheap as a lookup. Autovacuum is off for every table here, so the
+    /// statistics stay missing while the cases run.
+    ///
+    /// `beforeStatistics` lists the cases still known to read too much then (a known issue each: the test
+    /// fails when one of them stops, so the list is kept true).
+    @Test(.enabled(if: PostgresTestDatabase.serverURL != nil, "\(PostgresTestDatabase.skipMessage)"))
+    func everyPagedQueryReadsAboutAPageBeforeAnyStatistics() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await StoreFactory.withBackend(url, logger: Logger(label: "herald.tests")) { backend in
+                try await Self.populate(backend, withoutAutovacuum: true)
                 try await Self.check(backend) { check, statements in
-                    let limit = 4 * check.budget + 100
-                    if check.whole {
-                        let total = statements.reduce(0) { $0 + $1.rowsRead }
-                        #expect(
-                            total <= limit,
-                            "\(check.name): \(statements.count) statements read \(total) rows, over \(limit):\n\(statements.map(\.description).joined(separator: "\n"))"
-                        )
+                    if let reason = Self.beforeStatistics[check.name] {
+                        withKnownIssue(Comment(rawValue: reason)) { Self.judgeRowsRead(check, statements) }
                     } else {
-                        for statement in statements {
-                            #expect(statement.rowsRead <= limit, "\(check.name): over \(limit): \(statement)")
-                        }
+                        Self.judgeRowsRead(check, statements)
                     }
                 }
+            }
+        }
+    }
+
+    /// Cases that still read more than their budget before PostgreSQL has statistics, and why. Each is a range
+    /// walk with a LIMIT larger than the few rows PostgreSQL guesses the range holds, so it reads the whole
+    /// range through a bitmap and sorts it instead of walking the index in order (the range's size, not the page's).
+    static let beforeStatistics: [String: String] = [
+        "device listing by OS": windowEnd,
+        "device listing by search": windowEnd,
+        "device listing by channel":
+            "the window's keys (LIMIT 5,000) read the channel's registrations after the cursor; "
+            + "their devices, named in a list of 5,000, are found by a walk of devices",
+        "device listing by a small channel and OS": "their devices, named in a list, are found by a walk of devices",
+        "delivery history of one app pruned by age":
+            "each batch reads the app's rows older than the cutoff (a bitmap of deliveries_by_device and deliveries_by_time), not a batch's worth",
+    ]
+    private static let windowEnd = "the window's end (LIMIT 1 OFFSET 4,999 through devices_by_app) reads the app's devices after the cursor"
+
+    /// Each statement of a case reads at most `4 × budget + 100` rows, or a `whole` case's statements together.
+    static func judgeRowsRead(_ check: Case, _ statements: [ExplainedStatement]) {
+        let limit = 4 * check.budget + 100
+        if check.whole {
+            let total = statements.reduce(0) { $0 + $1.rowsRead }
+            #expect(
+                total <= limit,
+                "\(check.name): \(statements.count) statements read \(total) rows, over \(limit):\n\(statements.map(\.description).joined(separator: "\n"))"
+            )
+        } else {
+            for statement in statements {
+                #expect(statement.rowsRead <= limit, "\(check.name): over \(limit): \(statement)")
             }
         }
     }
@@ -174,9 +215,17 @@ import Testing
         }
     }
 
-    /// A migrated schema holding `population`.
-    static func populate(_ backend: any SQLBackend) async throws {
+    /// A migrated schema holding `population`; `withoutAutovacuum` (PostgreSQL) switches autovacuum off for
+    /// every table first, so no statistics arrive.
+    static func populate(_ backend: any SQLBackend, withoutAutovacuum: Bool = false) async throws {
         try await Migrator(backend: backend).migrate(logger: Logger(label: "herald.tests"))
+        if withoutAutovacuum {
+            try await backend.unboundedWrite { db in
+                let tables = try await db.raw("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").all()
+                    .map { try $0.decode(column: "tablename", as: String.self) }
+                for table in tables { try await db.raw("ALTER TABLE \(ident: table) SET (autovacuum_enabled = false)").run() }
+            }
+        }
         try await backend.unboundedWrite { db in
             for statement in Self.population { try await db.raw("\(unsafeRaw: statement)").run() }
         }
@@ -282,14 +331,19 @@ import Testing
                     before: Timestamp(milliseconds: 1_700_000_002_001), keepPerDevice: 10_000, batchSize: 100, app: "plan")
                 #expect(pruned == 1_000)
             },
+            // One app's devices over the cap (dev-5 and the 300 keys one past a thousand) are found by one walk
+            // of that app's part of deliveries_by_device, in batches of 20, not one walk of the app per batch.
+            Case(name: "delivery history of one app pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
+                let pruned = try await stores.registry.pruneHistory(
+                    before: Timestamp(milliseconds: 0), keepPerDevice: 2, batchSize: 20, app: "plan")
+                #expect(pruned == 998 + devices / 1_000, "dev-5's 1,000 left less 2, one of each plan's 1,000th key + 1's 3")
+            },
             // Devices over the cap are found by one walk through deliveries_by_device from a cursor, in
             // batches of 20: all the batches together read the table about once (not once per batch).
             Case(name: "delivery history pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
                     before: Timestamp(milliseconds: 0), keepPerDevice: 2, batchSize: 20, app: nil)
-                #expect(
-                    pruned == 998 + 1_998 + devices / 1_000, "dev-5's 1,000 left and dev-4's 2,000 less 2 each, one of each 1,000th key's 3"
-                )
+                #expect(pruned == 1_998 + devices / 1_000, "dev-4's 2,000 less 2, one of each other app's 1,000th key's 3")
             },
         ]
     }
@@ -298,8 +352,8 @@ import Testing
     static let launchCursor: Int64 = 101
     static let deliveryCursor: Int64 = 101
     /// Delivery rows: dev-5's 3,000 and the other app's dev-4's 3,000 (the oldest), one for each other
-    /// device of the plan's, three for each 1,000th key (the other app's).
-    static let historyRows = 6_000 + (devices * 3 / 4 - 1) + 3 * (devices / 1_000)
+    /// device of the plan's, three for each 1,000th key (the other app's) and each key one past it (the plan's).
+    static let historyRows = 6_000 + (devices * 3 / 4 - 1) + 3 * (devices / 1_000) + 2 * (devices / 1_000)
 
     /// The rows, generated in SQL: devices of two apps interleaved by key; channels `all` (every device of
     /// the plan's, a seventh of them expired) and `tenth`, and the other app's; dev-5's launches and
@@ -348,7 +402,7 @@ import Testing
         \(series(3))
         INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
         SELECT d.app_id, d.device_id, 'message:x', 1700000010000, 'sent' FROM devices d, series
-        WHERE d.id <> 5 AND ((d.app_id = 'plan' AND series.i = 1) OR d.id % 1000 = 0)
+        WHERE d.id <> 5 AND ((d.app_id = 'plan' AND series.i = 1) OR d.id % 1000 IN (0, 1))
         """,
         """
         \(series(40_000))

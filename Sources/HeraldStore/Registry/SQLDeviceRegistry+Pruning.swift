@@ -32,14 +32,18 @@ extension SQLDeviceRegistry {
         // By count: the devices over the cap, paged by key through deliveries_by_device (one pass over the
         // index in all, however many pages), then each one's rows older than its newest `keepPerDevice`,
         // `batchSize` rows per transaction (usually one: a device's excess is what came since the last sweep).
-        var afterApp = ""
+        // One app's pages are a range of the key pair alone, from (app, "") up to the app's last key: an
+        // equality on app_id let PostgreSQL without statistics read all of the app's rows through a bitmap
+        // and hash them, for each page.
+        var afterApp = app ?? ""
         var afterDevice = ""
+        let upToApp: SQLQueryString = app.map { "AND app_id <= \(bind: $0)" } ?? ""
         while true {
             let over = try await backend.read { [afterApp, afterDevice] db in
                 try await db.raw(
                     """
                     SELECT app_id, device_id FROM deliveries
-                    WHERE (app_id, device_id) > (\(bind: afterApp), \(bind: afterDevice)) \(ofApp)
+                    WHERE (app_id, device_id) > (\(bind: afterApp), \(bind: afterDevice)) \(upToApp)
                     GROUP BY app_id, device_id HAVING COUNT(*) > \(literal: keepPerDevice)
                     ORDER BY app_id, device_id LIMIT \(literal: batchSize)
                     """
