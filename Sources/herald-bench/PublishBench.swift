@@ -92,9 +92,11 @@ struct PublishBench: AsyncParsableCommand {
 
         try await latency(base: base, mocks: mocks)
         let devices = try await fanOut(base: base, mocks: mocks, audience: audience, servers: servers)
+        // With no fan-out round (--rounds 0, latency only) there is no channel size to report.
+        let fannedOut = rounds > 0 ? "; channel \(devices) devices" : ""
         for (index, server) in servers.enumerated() {
             print(
-                "instance \(index + 1): peak RSS over the run (VmHWM) \(server.peakKiB() / 1024) MiB; at rest before: \(idle[index] / 1024) MiB; channel \(devices) devices"
+                "instance \(index + 1): peak RSS over the run (VmHWM) \(server.peakKiB() / 1024) MiB; at rest before: \(idle[index] / 1024) MiB\(fannedOut)"
             )
         }
         try await mocks.shutdown()
