@@ -169,8 +169,15 @@ import Testing
             #expect(
                 try await messages.finishSlice(id: "message:1", slice: b.slice, occurrence: 0, owner: "b", next: nil, failure: nil, now: t0)
                     == nil)
-            // The third slice was never claimed; the next claim folds it away and takes nothing.
+            // The third slice was never claimed. A claim on a publish's way to its first send leaves it; the
+            // next claim that folds (the timer's) folds it away, and neither takes anything.
             #expect(try await messages.hasDue(now: t0))
+            #expect(
+                try await messages.claimSlices(
+                    owner: "c", now: t0, leaseUntil: lease, limit: 4, slicing: slicing, foldingAbandoned: false
+                ).isEmpty)
+            #expect(try await messages.hasDue(now: t0), "still there to fold")
+            #expect(try await messages.message(app: "shop", id: "message:1")?.occurrences == 0)
             #expect(try await messages.claimSlices(owner: "c", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).isEmpty)
             #expect(try await messages.hasDue(now: t0) == false)
             let failed = try #require(try await messages.message(app: "shop", id: "message:1"))
@@ -214,13 +221,15 @@ import Testing
             let behind = now.adding(milliseconds: -3_600_000)
             #expect(try await messages.hasDue(now: behind), "due by the database's clock, whatever the caller's says")
             let claimed = try await messages.claim(
-                owner: "a", now: behind, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [])
+                owner: "a", now: behind, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [], foldingAbandoned: true)
             #expect(claimed.count == 1)
             let ahead = now.adding(milliseconds: 3_600_000)
             #expect(try await messages.hasDue(now: ahead) == false)
             #expect(
-                try await messages.claim(owner: "b", now: ahead, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [])
-                    .isEmpty,
+                try await messages.claim(
+                    owner: "b", now: ahead, leaseMilliseconds: 30_000, limit: 1, slicing: slicing, running: [], foldingAbandoned: true
+                )
+                .isEmpty,
                 "an hour-fast clock does not make a's 30 s lease look expired")
         }
     }
@@ -238,7 +247,7 @@ import Testing
             let claimed = try #require(
                 try await messages.claim(
                     owner: "a", now: t0, leaseMilliseconds: 10_000, limit: 1,
-                    slicing: Slicing(), running: []
+                    slicing: Slicing(), running: [], foldingAbandoned: true
                 ).first)
             #expect(claimed.sequence == 0)
             let first = FanOutCheckpoint(messageId: "message:1", sequence: claimed.sequence, cursor: 10, sent: 10, pending: 0)
@@ -266,7 +275,7 @@ import Testing
             let first = try #require(
                 try await messages.claim(
                     owner: "a", now: t0, leaseMilliseconds: 1_000, limit: 1,
-                    slicing: Slicing(), running: []
+                    slicing: Slicing(), running: [], foldingAbandoned: true
                 ).first)
             #expect(first.occurrence == 0)
             // a stalls past its lease; b takes the slice over, finishes the occurrence; then a claims the next one.
@@ -274,7 +283,7 @@ import Testing
             let taken = try #require(
                 try await messages.claim(
                     owner: "b", now: later, leaseMilliseconds: 1_000, limit: 1,
-                    slicing: Slicing(), running: []
+                    slicing: Slicing(), running: [], foldingAbandoned: true
                 ).first)
             try await messages.finishSlice(
                 id: "message:1", slice: taken.slice, occurrence: taken.occurrence, owner: "b",
@@ -283,7 +292,7 @@ import Testing
             let second = try #require(
                 try await messages.claim(
                     owner: "a", now: next, leaseMilliseconds: 10_000, limit: 1,
-                    slicing: Slicing(), running: []
+                    slicing: Slicing(), running: [], foldingAbandoned: true
                 ).first)
             #expect(second.occurrence == 1)
             // a's stalled run of occurrence 0 wakes up and writes: refused, though the owner name matches.

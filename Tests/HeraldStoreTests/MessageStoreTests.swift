@@ -252,11 +252,11 @@ import Testing
 extension MessageStore {
     func claimSlices(
         owner: String, now: Timestamp, leaseUntil: Timestamp, limit: Int, slicing: Slicing = Slicing(),
-        running: Set<String> = []
+        running: Set<String> = [], foldingAbandoned: Bool = true
     ) async throws -> [ClaimedSlice] {
         try await claim(
             owner: owner, now: now, leaseMilliseconds: leaseUntil.milliseconds - now.milliseconds, limit: limit,
-            slicing: slicing, running: running)
+            slicing: slicing, running: running, foldingAbandoned: foldingAbandoned)
     }
 
     func checkpoint(_ checkpoint: FanOutCheckpoint, owner: String, now: Timestamp, leaseUntil: Timestamp) async throws -> MessageStatus? {

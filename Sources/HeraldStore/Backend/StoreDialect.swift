@@ -75,6 +75,19 @@ public struct StoreDialect: Sendable, Equatable {
         }
     }
 
+    /// `insert` (an INSERT without RETURNING), which on PostgreSQL also notifies `channel`'s listeners with
+    /// `payload` when it inserted a row, in the same statement: a NOTIFY of its own would cost a round trip
+    /// on the way from a publish to its first send. (Delivered at commit either way.) SQLite has no
+    /// listeners: the insert alone.
+    func insert(_ insert: SQLQueryString, notifying channel: String, payload: String) -> SQLQueryString {
+        switch kind {
+        case .sqlite:
+            return insert
+        case .postgres:
+            return "WITH inserted AS (\(insert) RETURNING 1 AS one) SELECT pg_notify(\(bind: channel), \(bind: payload)) FROM inserted"
+        }
+    }
+
     /// The database's own clock in epoch milliseconds, for PostgreSQL; nil for SQLite (one server, its clock).
     var databaseNow: SQLQueryString? {
         switch kind {

@@ -45,9 +45,12 @@ public protocol MessageStore: Sendable {
     /// `limit` slices for `owner` for `leaseMilliseconds`: at most one slice per message per call, and a
     /// slice of a message in `running` (which this owner already sends) only once it has waited
     /// `slicing.graceMilliseconds` for another instance to take it. Pending counts of a dead owner are reset.
+    /// With `foldingAbandoned`, slices that a dead or stopped owner left of a cancelled or failed message
+    /// are first folded into it (its counts made final); a claim on the way from a publish to its first send
+    /// leaves that to the next one, a round trip fewer.
     func claim(
         owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
-        running: Set<String>
+        running: Set<String>, foldingAbandoned: Bool
     ) async throws -> [ClaimedSlice]
 
     /// Records progress of one slice in one transaction: counts (deltas), the cursor, token hygiene, and a

@@ -18,14 +18,14 @@ extension SQLMessageStore {
 
     public func claim(
         owner: String, now: Timestamp, leaseMilliseconds: Int64, limit: Int, slicing: Slicing,
-        running: Set<String>
+        running: Set<String>, foldingAbandoned: Bool
     ) async throws -> [ClaimedSlice] {
         guard limit > 0 else { return [] }
         let recordedAt = now.milliseconds
         let (claimed, fed) = try await backend.write { db in
             let dialect = StoreDialect(db)
             let now = clock.now(now, dialect)
-            try await foldAbandonedSlices(db, now: now, at: recordedAt)
+            if foldingAbandoned { try await foldAbandonedSlices(db, now: now, at: recordedAt) }
             let fed = try await Self.startDueOccurrences(db, now: now, limit: limit, slicing: slicing, dialect: dialect, at: recordedAt)
             // Candidates, locked (PostgreSQL) so two instances never take the same slice; rows another
             // instance is taking right now are skipped, not waited for.
@@ -102,7 +102,9 @@ extension SQLMessageStore {
         let due = try await db.raw(
             """
             SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels, pubsub, fed_occurrences,
-                   publisher_id FROM messages
+                   publisher_id,
+                   (SELECT c.id FROM channels c WHERE c.app_id = messages.app_id AND c.name = messages.channel) AS channel_id
+            FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """
@@ -124,10 +126,11 @@ extension SQLMessageStore {
             let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
             let pushes = try row.decode(column: "contents", as: String?.self) != nil
             if slicing.maxSlices > 1, isBroadcast, pushes {
-                ranges = try await sliceRanges(
-                    db, app: try row.decode(column: "app_id", as: String.self),
-                    channel: try row.decode(column: "channel", as: String.self),
-                    wholeApp: try row.decode(column: "audience_channels", as: String?.self) != nil, slicing: slicing)
+                let keys: RecipientKeys? =
+                    try row.decode(column: "audience_channels", as: String?.self) != nil
+                    ? .ofApp(try row.decode(column: "app_id", as: String.self))
+                    : try row.decode(column: "channel_id", as: Int64?.self).map(RecipientKeys.ofChannel(id:))
+                ranges = try await sliceRanges(db, keys: keys, slicing: slicing)
             }
             // Every slice in one statement.
             let rows = ranges.enumerated().map { index, range in
@@ -157,17 +160,15 @@ extension SQLMessageStore {
         return try appends.map { ($0.app, try ChannelName(validating: $0.channel)) }
     }
 
-    /// Equal key ranges over the channel's registrations, or (`wholeApp`, a template's audience of several
-    /// channels or all) over the app's devices. The count is capped at what `maxSlices` full slices hold,
-    /// so a huge channel costs no more to split than a large one.
-    static func sliceRanges(_ db: any SQLDatabase, app: String, channel: String, wholeApp: Bool, slicing: Slicing) async throws -> [(
+    /// Equal key ranges over `keys`: the channel's registrations, or (a template's audience of several
+    /// channels or all) the app's devices; one range when there are none (an app without the channel). The
+    /// count is capped at what `maxSlices` full slices hold, so a huge channel costs no more to split than a
+    /// large one. (The channel's id comes bound, from the due query: PostgreSQL plans a bound id with the
+    /// channel's own statistics, and a subquery's result as any channel.)
+    static func sliceRanges(_ db: any SQLDatabase, keys: RecipientKeys?, slicing: Slicing) async throws -> [(
         after: Int64, upTo: Int64?
     )] {
-        // The channel's id, then one statement for its lowest and highest key and its size up to what
-        // `maxSlices` full slices hold. (The id is looked up first, not in a subquery: PostgreSQL plans a
-        // bound id with the channel's own statistics, and a subquery's result as any channel.)
-        guard let keys = try await RecipientKeys.of(db, app: app, channel: channel, wholeApp: wholeApp),
-            let span = try await keys.span(db, countingUpTo: slicing.maxSlices * slicing.sliceSize)
+        guard let keys, let span = try await keys.span(db, countingUpTo: slicing.maxSlices * slicing.sliceSize)
         else { return [(0, nil)] }
         let (low, high, members) = (span.keys.lowerBound, span.keys.upperBound, span.count)
         let count = min(slicing.maxSlices, max(1, (members + slicing.sliceSize - 1) / slicing.sliceSize))

@@ -76,8 +76,7 @@ public struct SQLMessageStore: MessageStore {
         // when it starts: `startDueOccurrences`).
         let feedsNow = pubsub != nil && (message.dueAt.map { $0 <= now } ?? false)
         try await backend.write { db in
-            try await db.raw(
-                """
+            let insert: SQLQueryString = """
                 INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
                     template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
                 VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
@@ -87,10 +86,11 @@ public struct SQLMessageStore: MessageStore {
                     \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
                 """
-            ).run()
             // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
-            if message.dueAt.map({ $0 <= now }) ?? false, StoreDialect(db).kind == .postgres {
-                try await db.raw("SELECT pg_notify(\(bind: DueMessages.notifyChannel), '')").run()
+            if message.dueAt.map({ $0 <= now }) ?? false {
+                try await db.raw(StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "")).run()
+            } else {
+                try await db.raw(insert).run()
             }
             if feedsNow, let pubsub {
                 try await PubSubFeed.append(

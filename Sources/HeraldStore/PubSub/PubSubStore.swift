@@ -141,14 +141,10 @@ public enum PubSubFeed {
         if dialect.kind == .postgres {
             try await db.raw("SELECT pg_advisory_xact_lock(hashtextextended(\(bind: "feed\n" + key), 0))").run()
         }
-        try await db.raw(
-            """
+        let insert: SQLQueryString = """
             INSERT INTO pubsub_messages (app_id, channel, message_id, publisher_id, content, published_at)
             VALUES (\(bind: app), \(bind: channel), \(bind: messageId), \(bind: publisherId), \(bind: content), \(bind: publishedAt))
             """
-        ).run()
-        if dialect.kind == .postgres {
-            try await db.raw("SELECT pg_notify(\(bind: notifyChannel), \(bind: key))").run()
-        }
+        try await db.raw(dialect.insert(insert, notifying: notifyChannel, payload: key)).run()
     }
 }

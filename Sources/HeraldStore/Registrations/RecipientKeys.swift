@@ -13,12 +13,22 @@ struct RecipientKeys {
 
     /// The keys of `channel` (nil when the app has no such channel) or of the whole app.
     static func of(_ db: any SQLDatabase, app: String, channel: String, wholeApp: Bool) async throws -> RecipientKeys? {
-        if wholeApp { return RecipientKeys(source: "FROM devices WHERE app_id = \(bind: app)", key: "id") }
+        if wholeApp { return ofApp(app) }
         guard
             let channelId = try await db.raw("SELECT id FROM channels WHERE app_id = \(bind: app) AND name = \(bind: channel)").first()
                 .map({ try $0.decode(column: "id", as: Int64.self) })
         else { return nil }
-        return RecipientKeys(source: "FROM registrations WHERE channel_id = \(bind: channelId)", key: "device_id")
+        return ofChannel(id: channelId)
+    }
+
+    /// The keys of every device of `app`.
+    static func ofApp(_ app: String) -> RecipientKeys {
+        RecipientKeys(source: "FROM devices WHERE app_id = \(bind: app)", key: "id")
+    }
+
+    /// The keys of the channel whose id is `channelId` (looked up already, as the claim's due query does).
+    static func ofChannel(id channelId: Int64) -> RecipientKeys {
+        RecipientKeys(source: "FROM registrations WHERE channel_id = \(bind: channelId)", key: "device_id")
     }
 
     /// The lowest and highest key and how many keys there are, counted up to `cap`, in one statement; nil
