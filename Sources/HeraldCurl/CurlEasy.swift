@@ -9,15 +9,18 @@ final class CurlEasy {
 
     // Per transfer: filled by the callbacks, cleared by `prepare`.
     var responseBody: [UInt8] = []
-    var capturedHeaders: [String: String] = [:]
-    /// `settings.capturedHeaders` as the bytes a header line starts with ("name:").
-    private let captured: [(name: String, prefix: [UInt8])]
+    var capturedHeaders: CurlCapturedHeaders
+    /// `settings.capturedHeaders` in lower case, and as the bytes a header line starts with ("name:").
+    private let capturedNames: [String]
+    private let captured: [[UInt8]]
     let maxResponseBytes: Int
 
     init(settings: CurlOptions, sockets: CurlSockets) throws(CurlConfigurationError) {
         guard let handle = curl_easy_init() else { throw CurlConfigurationError("curl_easy_init failed") }
         self.handle = handle
-        captured = settings.capturedHeaders.map { ($0.lowercased(), Array(($0.lowercased() + ":").utf8)) }
+        capturedNames = settings.capturedHeaders.map { $0.lowercased() }
+        captured = capturedNames.map { Array(($0 + ":").utf8) }
+        capturedHeaders = CurlCapturedHeaders(names: capturedNames)
         maxResponseBytes = settings.maxResponseBytes
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -79,7 +82,8 @@ final class CurlEasy {
     /// transfer ends (the job holds them).
     func prepare(url: String, headers: CurlHeaderList, body payload: CurlBody) -> Bool {
         responseBody.removeAll(keepingCapacity: true)
-        if !capturedHeaders.isEmpty { capturedHeaders.removeAll(keepingCapacity: true) }
+        // Emptied: a value with no values (the names are shared, not copied).
+        if !capturedHeaders.isEmpty { capturedHeaders = CurlCapturedHeaders(names: capturedNames) }
         errorBuffer[0] = 0
         guard headers.isComplete else { return false }
         var ok = ccurl_easy_setopt_string(handle, CURLOPT_URL, url) == CURLE_OK
@@ -104,9 +108,9 @@ final class CurlEasy {
 
     fileprivate func received(header line: UnsafeBufferPointer<UInt8>) {
         // Compared as bytes ("apns-id: <uuid>\r\n"), so the headers nobody asked for cost no allocation.
-        for (name, prefix) in captured {
+        for (index, prefix) in captured.enumerated() {
             if let value = Self.value(of: prefix, in: line) {
-                capturedHeaders[name] = value
+                capturedHeaders.set(value, at: index)
                 return
             }
         }

@@ -34,15 +34,20 @@ public final class CurlHeaderList: @unchecked Sendable {
 /// once per message and credential, not once per device: APNs keys it by the notification's headers
 /// and the provider token, FCM by the access token, Web Push by the push service (its origin) and that
 /// service's VAPID token, keeping one per service a fan-out reaches (`capacity`).
+///
+/// `@inlinable`, like `SendStream`: every send looks its list up here, and a copy specialised for the
+/// client's key type compares keys directly rather than through the runtime's generic metadata.
 public final class CurlHeaderListCache<Key: Hashable & Sendable>: Sendable {
     /// Most recent last.
-    private let recent = Locked<[(key: Key, list: CurlHeaderList)]>([])
-    private let capacity: Int
+    @usableFromInline let recent = Locked<[(key: Key, list: CurlHeaderList)]>([])
+    @usableFromInline let capacity: Int
 
     /// `capacity`: how many keys' lists are kept (the least recently built goes first).
+    @inlinable
     public init(capacity: Int = 1) { self.capacity = max(1, capacity) }
 
     /// The list for `key`: the cached one when the key is one of the kept ones', else `build()`'s, kept.
+    @inlinable
     public func list(for key: Key, build: () -> CurlHeaderList) -> CurlHeaderList {
         if let cached = recent.withLock({ entries in entries.last { $0.key == key } }) { return cached.list }
         let list = build()

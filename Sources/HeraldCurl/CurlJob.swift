@@ -24,10 +24,10 @@ public struct CurlCompletion: Sendable {
     public var status: Int
     public var body: [UInt8]
     /// The response headers named in `CurlOptions.capturedHeaders` that arrived, by lower-case name.
-    public var headers: [String: String]
+    public var headers: CurlCapturedHeaders
     public var errorText: String
 
-    public init(code: Int, status: Int, body: [UInt8], headers: [String: String] = [:], errorText: String) {
+    public init(code: Int, status: Int, body: [UInt8], headers: CurlCapturedHeaders = [:], errorText: String) {
         self.code = code
         self.status = status
         self.body = body

@@ -91,15 +91,17 @@ struct APNsBench: AsyncParsableCommand {
 struct TokenMaker: Sendable {
     let length: Int
 
-    private let zeros: String
-
-    init(length: Int) {
-        self.length = length
-        zeros = String(repeating: "0", count: length)
-    }
-
+    /// `index` in hex, zero-padded to `length` (its lowest digits if longer), written straight into the
+    /// string's storage: the C reference sends one fixed token, so making them should cost next to nothing.
     func token(_ index: Int) -> String {
-        let hex = String(index, radix: 16)
-        return String(zeros.dropLast(min(hex.count, length))) + String(hex.suffix(length))
+        String(unsafeUninitializedCapacity: length) { buffer in
+            var value = UInt(bitPattern: index)
+            for position in stride(from: length - 1, through: 0, by: -1) {
+                let digit = UInt8(value & 0xF)
+                buffer[position] = digit < 10 ? 0x30 + digit : 0x61 + digit - 10
+                value >>= 4
+            }
+            return length
+        }
     }
 }

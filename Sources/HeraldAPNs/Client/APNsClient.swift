@@ -14,13 +14,14 @@ public final class APNsClient: Sendable {
     private let loop: CurlMultiLoop
     private let providerToken: APNsProviderToken?
     private let headers = APNsHeaderLists()
-    private let baseURL: String
+    /// `https://api.push.apple.com/3/device/`: a send's URL is this and the device token, one concatenation.
+    private let deviceURL: String
     private let logger: Logger
 
     public init(configuration: APNsClientConfiguration, logger: Logger = Logger(label: "herald.apns")) throws(APNsConfigurationError) {
         let settings = try configuration.validated()
         self.configuration = configuration
-        self.baseURL = configuration.environment.baseURL
+        self.deviceURL = configuration.environment.baseURL + APNsNotification.devicePath
         self.logger = logger
         if case .token(let key) = configuration.credentials {
             providerToken = APNsProviderToken(key: key, clock: configuration.clock)
@@ -61,7 +62,7 @@ public final class APNsClient: Sendable {
 
     private func send(_ notification: APNsNotification, attempt: Int, completion: @escaping @Sendable (APNsOutcome) -> Void) {
         Self.send(
-            notification, attempt: attempt, loop: loop, providerToken: providerToken, headers: headers, baseURL: baseURL,
+            notification, attempt: attempt, loop: loop, providerToken: providerToken, headers: headers, deviceURL: deviceURL,
             logger: logger, completion: completion)
     }
 
@@ -69,7 +70,7 @@ public final class APNsClient: Sendable {
     /// then be released (and shut down) by its owner, never by the loop thread finishing a send.
     private static func send(
         _ notification: APNsNotification, attempt: Int, loop: CurlMultiLoop, providerToken: APNsProviderToken?,
-        headers: APNsHeaderLists, baseURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
+        headers: APNsHeaderLists, deviceURL: String, logger: Logger, completion: @escaping @Sendable (APNsOutcome) -> Void
     ) {
         if let reason = notification.localRejection() {
             completion(.rejectedLocally(reason))
@@ -83,7 +84,7 @@ public final class APNsClient: Sendable {
             return
         }
         let job = CurlJob(
-            url: baseURL + notification.path, headers: headers.list(for: notification, token: issued), body: notification.payload
+            url: deviceURL + notification.deviceToken, headers: headers.list(for: notification, token: issued), body: notification.payload
         ) { finished in
             let outcome = outcome(of: finished)
             if let issued, let providerToken, attempt == 1, outcome.reason == .known(.expiredProviderToken) {
@@ -95,7 +96,7 @@ public final class APNsClient: Sendable {
                         metadata: ["herald.apns.key": "\(providerToken.key.keyID)"])
                 }
                 send(
-                    notification, attempt: 2, loop: loop, providerToken: providerToken, headers: headers, baseURL: baseURL,
+                    notification, attempt: 2, loop: loop, providerToken: providerToken, headers: headers, deviceURL: deviceURL,
                     logger: logger, completion: completion)
                 return
             }

@@ -38,7 +38,10 @@ public struct APNsNotification: Sendable {
     }
 
     /// The HTTP/2 request path.
-    var path: String { "/3/device/" + deviceToken }
+    var path: String { Self.devicePath + deviceToken }
+
+    /// What a send's path starts with, before the device token.
+    static let devicePath = "/3/device/"
 
     /// The request headers other than authorization, as `name: value` lines for curl.
     var headerLines: [String] {

@@ -15,10 +15,13 @@ import Darwin
 /// and leaves as `sending`, as with `Mutex`, so no non-Sendable state escapes to another thread.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// Behind a pointer rather than a stored `var`: the mutex already makes access exclusive, and a class's
+    /// `var` would also be checked at run time on every access (`swift_beginAccess`), several times a send.
+    private let value: UnsafeMutablePointer<Value>
 
     public init(_ initialValue: consuming sending Value) {
-        value = initialValue
+        value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        value.initialize(to: initialValue)
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let result = pthread_mutex_init(mutex, nil)
@@ -28,6 +31,8 @@ public final class Locked<Value>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with the value, holding the lock; never call it again from inside `body` (not re-entrant).
@@ -36,6 +41,6 @@ public final class Locked<Value>: @unchecked Sendable {
     ) throws(Failure) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
