@@ -145,5 +145,5 @@ struct Populator {
     }
 
     /// Registration ids have the server's shape (lower-case UUIDs).
-    static func newId() -> String { UUID().uuidString.lowercased() }
+    static func newId() -> String { UUID().lowercasedText }
 }

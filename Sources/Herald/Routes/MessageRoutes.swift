@@ -196,7 +196,7 @@ struct MessageRoutes {
 
     /// `message:` and a lowercase UUID: a shape no channel can have (channel names may not start with
     /// `message:`), so GET and DELETE can tell a message id from a mistyped route.
-    static func newMessageID() -> String { "message:\(UUID().uuidString.lowercased())" }
+    static func newMessageID() -> String { "message:" + UUID().lowercasedText }
 
     /// The `{target}` of GET and DELETE. Anything not shaped like a message id (`…/messaging/registrationz`,
     /// `…/messaging/registrations` without a device) is a mistyped route: 404 "No such route", before

@@ -24,7 +24,7 @@ public struct DeviceToken: Sendable, Hashable {
         if token.isEmpty { throw .missingParameter("deviceToken") }
         try Limits.checkPrintable("deviceToken", token)
         if os.usesHexTokens {
-            let isHex = token.utf8.allSatisfy { byte in
+            let isHex = token.allUTF8Bytes { byte in
                 (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 70) || (byte >= 97 && byte <= 102)
             }
             guard isHex, token.utf8.count % 2 == 0 else {

@@ -28,7 +28,8 @@ public enum Limits {
     /// Throws 8008 when `value` holds a control character (U+0000–U+001F, U+007F). A NUL would be cut off
     /// by the database driver on the way back, and no real token, id or version contains one.
     public static func checkPrintable(_ property: String, _ value: String) throws(HeraldFault) {
-        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        // These characters are single UTF-8 bytes, and no byte of a longer character is below 0x80.
+        if !value.allUTF8Bytes({ $0 >= 0x20 && $0 != 0x7F }) {
             throw .invalidParameter(property, "control characters are not allowed")
         }
     }
@@ -50,6 +51,9 @@ public enum Limits {
 
     /// Throws 8000 when `value` is longer than `limit` characters.
     public static func check(_ property: String, _ value: String, limit: Int) throws(HeraldFault) {
+        // No more characters than UTF-8 bytes, and a native string knows its byte count: only a value with
+        // more bytes than the limit has its characters counted.
+        guard value.utf8.count > limit else { return }
         let length = value.count
         if length > limit { throw .tooLong(property: property, length: length, limit: limit) }
     }

@@ -11,7 +11,7 @@ public struct SQLPubSubStore: PubSubStore {
     public func subscribe(
         app: String, channel: ChannelName, subscriberId: String?, selector: MessageSelector?, now: Timestamp, policy: PubSubPolicy
     ) async throws -> Subscription {
-        let id = UUID().uuidString.lowercased()
+        let id = UUID().lowercasedText
         let idleBefore = now.milliseconds - policy.idleMilliseconds
         return try await backend.write { db in
             let live =

@@ -63,6 +63,13 @@ struct RegistrationBatch {
             lhs.app == rhs.app ? lhs.deviceId.lexicographicallyPrecedes(rhs.deviceId) : lhs.app.lexicographicallyPrecedes(rhs.app)
         }
         init(_ call: Call) { self.init(app: call.app, deviceId: call.request.deviceId.rawValue) }
+        /// Hashed as two runs of bytes, not byte by byte (`Hasher.combine` per byte was the batch's
+        /// largest Swift cost under callgrind); equality stays the arrays'.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(app.count)
+            app.withUnsafeBytes { hasher.combine(bytes: $0) }
+            deviceId.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
         init(app: String, deviceId: String) {
             self.app = Array(app.utf8)
             self.deviceId = Array(deviceId.utf8)
@@ -192,7 +199,7 @@ struct RegistrationBatch {
         }
     }
 
-    static func newId() -> String { UUID().uuidString.lowercased() }
+    static func newId() -> String { UUID().lowercasedText }
 
     /// The upsert's SET for the metadata columns: what the call sent, else what is stored. The three
     /// location columns move together (a location is sent whole), keyed on its latitude.
