@@ -40,7 +40,9 @@ import Testing
             return await group.next()!
         }
         #expect(seen.count == count && seen.values.allSatisfy { $0 == 1 }, "each outcome exactly once")
-        #expect(sender.unread.withLock { $0.most } <= 16, "never more than the window sent and unread")
+        // The reader counts an outcome read just after `next` returned it, and by then its slot may be taken
+        // again: one more than the window, never two.
+        #expect(sender.unread.withLock { $0.most } <= 16 + 1, "never more than the window sent and unread")
     }
 
     @Test func aStreamFinishedWithNothingSubmittedEnds() async {

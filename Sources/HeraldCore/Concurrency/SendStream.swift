@@ -27,7 +27,7 @@ public struct SendDelivery<Request: Sendable, Outcome: Sendable, Tag: Sendable>:
 /// metadata in the runtime's tables about 20 times (`SendDelivery`, the buffer, `Optional`s, and the
 /// standard `AsyncStream`'s internals, which are never specialised), a fifth of the client's own cost per
 /// notification under callgrind (BENCHMARKS.md). Outcomes wait in an array the reader takes whole, so it
-/// takes the lock, and frees slots, once per batch rather than once per outcome.
+/// takes the buffer's lock once per batch rather than once per outcome.
 public final class SendStream<Request: Sendable, Outcome: Sendable, Tag: Sendable>: Sendable {
     public typealias Delivery = SendDelivery<Request, Outcome, Tag>
     public typealias Send = @Sendable (Request, @escaping @Sendable (Outcome) -> Void) -> Void
@@ -114,8 +114,8 @@ public final class SendStream<Request: Sendable, Outcome: Sendable, Tag: Sendabl
     @inlinable
     public var results: Results { Results(stream: self) }
 
-    /// The outcome sequence. Outcomes are taken in batches (all that have arrived); a batch's slots free
-    /// when its last outcome has been read and the next is asked for.
+    /// The outcome sequence. Outcomes are taken in batches (all that have arrived, one lock for the lot);
+    /// reading an outcome frees its slot.
     public struct Results: AsyncSequence, Sendable {
         @usableFromInline let stream: SendStream
 
@@ -126,7 +126,7 @@ public final class SendStream<Request: Sendable, Outcome: Sendable, Tag: Sendabl
 
         public struct Iterator: AsyncIteratorProtocol {
             @usableFromInline let stream: SendStream
-            /// The batch taken last, handed out from `next`; its slots free when the next batch is taken.
+            /// The batch taken last, handed out from `next`.
             @usableFromInline var batch: [Delivery] = []
             @usableFromInline var position = 0
 
@@ -134,26 +134,26 @@ public final class SendStream<Request: Sendable, Outcome: Sendable, Tag: Sendabl
 
             @inlinable
             public mutating func next() async -> Delivery? {
-                if position < batch.count {
-                    defer { position += 1 }
-                    return batch[position]
-                }
-                // Every outcome of the last batch has been read: free their slots, then take the next batch.
-                if !batch.isEmpty { stream.limit.release(batch.count) }
-                batch.removeAll(keepingCapacity: true)
-                position = 0
-                while true {
-                    if Task.isCancelled {
-                        stream.readerCancelled()
-                        return nil
+                if position == batch.count {
+                    batch.removeAll(keepingCapacity: true)
+                    position = 0
+                    while true {
+                        if Task.isCancelled {
+                            stream.readerCancelled()
+                            return nil
+                        }
+                        let (taken, ended) = take()
+                        if taken { break }
+                        if ended { return nil }
+                        await waitForOutcomes()
                     }
-                    let (taken, ended) = take()
-                    if taken { break }
-                    if ended { return nil }
-                    await waitForOutcomes()
                 }
-                position = 1
-                return batch[0]
+                // Each outcome frees its slot as it is read, not its whole batch at once: a batch's worth of
+                // slots freed together let the submitter send hundreds of requests in one burst, and against
+                // APNs's narrowing stream limit a burst is what gets streams refused (StreamLimitTests).
+                stream.limit.release()
+                defer { position += 1 }
+                return batch[position]
             }
 
             /// Swaps the waiting outcomes into `batch`: whether there were any, and whether the stream is over.

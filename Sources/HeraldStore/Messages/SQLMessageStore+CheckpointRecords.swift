@@ -58,16 +58,29 @@ extension SQLMessageStore {
             ).run()
             return
         }
-        for chunk in checkpoint.deliveries.chunks(ofCount: RegistrationBatch.maxBinds / 6) {
-            let values = chunk.map { record -> SQLQueryString in
-                "(\(bind: app), \(bind: record.deviceId), \(bind: checkpoint.messageId), \(bind: at), \(bind: record.outcome.rawValue), \(bind: record.reason))"
-            }
-            try await db.raw(
-                """
-                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-                VALUES \(values.joined(separator: ", "))
-                """
-            ).run()
+        // SQLite: the page as one JSON bind, spread by `json_each`, for the same reason: six binds a row cost
+        // SQLiteKit an Encodable pass each, and SQLite parsed a statement as long as the page every time
+        // (about 32,000 instructions a recipient under callgrind, a tenth of a fan-out's).
+        var rows: [UInt8] = [UInt8(ascii: "[")]
+        rows.reserveCapacity(checkpoint.deliveries.count * 48)
+        for (index, record) in checkpoint.deliveries.enumerated() {
+            if index > 0 { rows.append(UInt8(ascii: ",")) }
+            rows.append(UInt8(ascii: "["))
+            JSONText.appendString(record.deviceId, to: &rows)
+            rows.append(UInt8(ascii: ","))
+            JSONText.appendString(record.outcome.rawValue, to: &rows)
+            rows.append(UInt8(ascii: ","))
+            if let reason = record.reason { JSONText.appendString(reason, to: &rows) } else { rows.append(contentsOf: "null".utf8) }
+            rows.append(UInt8(ascii: "]"))
         }
+        rows.append(UInt8(ascii: "]"))
+        try await db.raw(
+            """
+            INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
+            SELECT \(bind: app), json_extract(value, '$[0]'), \(bind: checkpoint.messageId), \(bind: at),
+                   json_extract(value, '$[1]'), json_extract(value, '$[2]')
+            FROM json_each(\(bind: String(decoding: rows, as: UTF8.self)))
+            """
+        ).run()
     }
 }
