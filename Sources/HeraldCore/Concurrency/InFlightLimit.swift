@@ -44,12 +44,9 @@ public final class InFlightLimit: Sendable {
         }
     }
 
-    public func release() { release(1) }
-
-    /// Frees `count` slots at once (a reader that took a batch of outcomes).
-    public func release(_ count: Int) {
+    public func release() {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.available += count
+            state.available += 1
             // Every held slot is released eventually, so `available` does reach `wakeBatch`;
             // then as many waiters go on as there are free slots.
             guard !state.waiters.isEmpty, state.available >= wakeBatch else { return [] }

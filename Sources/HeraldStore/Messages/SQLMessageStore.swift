@@ -74,7 +74,8 @@ public struct SQLMessageStore: MessageStore {
         let pubsub = message.pubsub?.encoded()
         // The first occurrence reaches the channel's subscribers now when it is due now (a scheduled one
         // when it starts: `startDueOccurrences`).
-        let feedsNow = pubsub != nil && (message.dueAt.map { $0 <= now } ?? false)
+        let dueNow = message.dueAt.map { $0 <= now } ?? false
+        let feedsNow = pubsub != nil && dueNow
         try await backend.write { db in
             let insert: SQLQueryString = """
                 INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
@@ -87,11 +88,7 @@ public struct SQLMessageStore: MessageStore {
                     \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
                 """
             // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
-            if message.dueAt.map({ $0 <= now }) ?? false {
-                try await db.raw(StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "")).run()
-            } else {
-                try await db.raw(insert).run()
-            }
+            try await db.raw(dueNow ? StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "") : insert).run()
             if feedsNow, let pubsub {
                 try await PubSubFeed.append(
                     db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
