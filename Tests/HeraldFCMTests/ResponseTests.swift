@@ -55,7 +55,13 @@ import Testing
     @Test func aFinishedTransferBecomesAnOutcome() {
         let delivered = FCMClient.outcome(
             of: CurlCompletion(code: 0, status: 200, body: Array(#"{"name":"projects/herald-test/messages/0:1"}"#.utf8), errorText: ""))
-        #expect(delivered == .delivered(messageName: "projects/herald-test/messages/0:1"))
+        guard case .delivered(let answer) = delivered else {
+            Issue.record("a 200 is not delivered: \(delivered)")
+            return
+        }
+        #expect(answer.messageName == "projects/herald-test/messages/0:1")
+        #expect(FCMDelivery(body: Array("{}".utf8)).messageName == nil)
+        #expect(FCMDelivery(body: Array("not json".utf8)).messageName == nil)
 
         let body = Self.errorBody(
             code: 503, status: "UNAVAILABLE", message: "The service is currently unavailable.", fcmError: "UNAVAILABLE")

@@ -114,6 +114,6 @@ import Testing
     }
 
     @Test func deliveredIsDone() {
-        #expect(policy.decide(.delivered(messageName: "projects/p/messages/1"), attempt: 1) == .done)
+        #expect(policy.decide(.delivered(FCMDelivery(body: Array(#"{"name":"projects/p/messages/1"}"#.utf8))), attempt: 1) == .done)
     }
 }

@@ -124,13 +124,7 @@ public final class FCMClient: Sendable {
     /// What a finished transfer means for FCM.
     static func outcome(of finished: CurlCompletion) -> FCMOutcome {
         if finished.code != 0 { return .failed(FCMTransportError(curlCode: finished.code, message: finished.errorText)) }
-        if finished.status == 200 {
-            // Herald's own parser: Foundation's JSONDecoder cost a few percent of the client's CPU here.
-            guard case .object(let answer)? = try? JSONValue.parse(finished.body), case .string(let name)? = answer["name"] else {
-                return .delivered(messageName: "")
-            }
-            return .delivered(messageName: name)
-        }
+        if finished.status == 200 { return .delivered(FCMDelivery(body: finished.body)) }
         return .rejected(FCMResponse(status: finished.status, body: finished.body, retryAfter: finished.headers["retry-after"]))
     }
 }
