@@ -4,18 +4,17 @@ import HeraldStore
 
 /// The consumer's side: what each provider answer means for the run's state, and its metrics.
 extension FanOut {
-    /// One answer in the metrics: its provider, outcome and reason label, its latency, and what it led to.
-    func record(_ answer: ProviderAnswer, of send: Send) {
-        let provider = send.provider.rawValue
-        metrics.notification(
-            provider: provider, outcome: answer.outcome, reason: answer.reasonLabel, duration: ContinuousClock.now - send.submitted)
+    /// One answer in the metrics (its provider, outcome and reason label, its latency, and what it led to)
+    /// and in the provider's health.
+    func record(_ answer: ProviderAnswer, of send: Send, through lane: Lane) {
+        lane.metrics.answered(outcome: answer.outcome, reason: answer.reasonLabel, duration: ContinuousClock.now - send.submitted)
         switch answer.decision {
-        case .retry: metrics.retried(provider: provider)
-        case .removeToken: metrics.tokenRemoved(provider: provider)
-        case .deactivateToken: metrics.tokenDeactivated(provider: provider)
+        case .retry: lane.metrics.retried()
+        case .removeToken: lane.metrics.tokenRemoved()
+        case .deactivateToken: lane.metrics.tokenDeactivated()
         case .done, .abort, .fail: break
         }
-        context.health.record(app: message.app, provider: send.provider, answer, now: context.clock.now)
+        lane.health.record(answer, now: context.clock.now)
     }
 
     /// The device a send's outcome goes into the delivery history for; nil when the history is off.

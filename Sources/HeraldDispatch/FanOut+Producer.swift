@@ -7,7 +7,7 @@ extension FanOut {
     /// Pages recipients into the stream, and due retries before new pages, until everything has an outcome
     /// or the run halts; then finishes the stream.
     func produce(
-        _ state: SharedRunState, _ stream: SendStream<Send, ProviderAnswer, Void>, _ inFlight: [PushProvider: HeraldMetrics.InFlight],
+        _ state: SharedRunState, _ stream: SendStream<Send, ProviderAnswer, Void>, _ lanes: [Lane],
         _ wake: WakeSignal
     ) async {
         var cursor = claimed.cursor
@@ -39,9 +39,10 @@ extension FanOut {
             }
             if halted || done { return }
             for send in due {
-                inFlight[send.provider]?.increment()
+                lanes[send.lane].metrics.handedOver()
                 await stream.submit(
-                    Send(page: send.page, recipient: send.recipient, provider: send.provider, attempt: send.attempt + 1), tag: ())
+                    Send(page: send.page, recipient: send.recipient, provider: send.provider, lane: send.lane, attempt: send.attempt + 1),
+                    tag: ())
             }
             if !exhausted && canOpen {
                 let found: KeysetPage<Recipient>
@@ -68,7 +69,8 @@ extension FanOut {
                 cursor = lastKey
                 let number = state.withLock { $0.progress.addPage(lastKey: lastKey, count: page.count) }
                 for recipient in page {
-                    guard let provider = PushProvider.serving(recipient.os), senders[provider] != nil else {
+                    guard let provider = PushProvider.serving(recipient.os), let lane = lanes.firstIndex(where: { $0.provider == provider })
+                    else {
                         // The page query selects only `systems`; a recipient outside them has no sender.
                         state.withLock {
                             $0.progress.record(
@@ -77,8 +79,8 @@ extension FanOut {
                         }
                         continue
                     }
-                    inFlight[provider]?.increment()
-                    await stream.submit(Send(page: number, recipient: recipient, provider: provider, attempt: 1), tag: ())
+                    lanes[lane].metrics.handedOver()
+                    await stream.submit(Send(page: number, recipient: recipient, provider: provider, lane: lane, attempt: 1), tag: ())
                 }
             } else if due.isEmpty {
                 // Waiting for answers (a page to close) or a retry's time.

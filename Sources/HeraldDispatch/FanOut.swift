@@ -38,8 +38,19 @@ struct FanOut: Sendable {
         let page: Int
         let recipient: Recipient
         let provider: PushProvider
+        /// Its provider's place in the run's `lanes`.
+        let lane: Int
         let attempt: Int
         var submitted = ContinuousClock.now
+    }
+
+    /// One provider a run sends through: its sender, and the metrics and health entry its answers go to,
+    /// found once per run rather than once per send.
+    struct Lane: Sendable {
+        let provider: PushProvider
+        let sender: any MessageSender
+        let metrics: HeraldMetrics.ProviderNotifications
+        let health: ProviderHealthBook.Entry
     }
 
     let claimed: ClaimedSlice
@@ -63,11 +74,14 @@ struct FanOut: Sendable {
             RunState(
                 progress: FanOutProgress(messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence),
                 nextSequence: claimed.sequence))
-        let senders = self.senders
-        let stream = SendStream<Send, ProviderAnswer, Void>(maxInFlight: maxInFlight) { send, completion in
-            senders[send.provider]!.send(send.recipient, attempt: send.attempt, completion: completion)
+        let lanes = senders.sorted { $0.key.rawValue < $1.key.rawValue }.map { provider, sender in
+            Lane(
+                provider: provider, sender: sender, metrics: metrics.notifications(provider: provider.rawValue),
+                health: context.health.entry(app: message.app, provider: provider))
         }
-        let inFlight = Dictionary(uniqueKeysWithValues: senders.keys.map { ($0, metrics.inFlight(provider: $0.rawValue)) })
+        let stream = SendStream<Send, ProviderAnswer, Void>(maxInFlight: maxInFlight) { send, completion in
+            lanes[send.lane].sender.send(send.recipient, attempt: send.attempt, completion: completion)
+        }
         let wake = WakeSignal()
         let observation = context.stop.observe(wake)
         defer { context.stop.forget(observation) }
@@ -88,8 +102,7 @@ struct FanOut: Sendable {
                         for await delivery in stream.results {
                             let send = delivery.request
                             let answer = delivery.outcome
-                            inFlight[send.provider]?.decrement()
-                            record(answer, of: send)
+                            record(answer, of: send, through: lanes[send.lane])
                             let (pageClosed, wakeProducer) = state.withLock { state in
                                 apply(answer.decision, to: send, reason: answer.reason, &state)
                                 return (
@@ -101,7 +114,7 @@ struct FanOut: Sendable {
                             if wakeProducer { wake.signal() }
                         }
                     }
-                    inner.addTask { await produce(state, stream, inFlight, wake) }
+                    inner.addTask { await produce(state, stream, lanes, wake) }
                 }
                 // Only the heartbeat is cancelled; the writer finishes the requests it has.
                 beat.cancelAll()

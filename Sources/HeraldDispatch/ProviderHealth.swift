@@ -36,30 +36,48 @@ final class ProviderHealthBook: Sendable {
 
     // HeraldCore's lock, as everywhere else: the thread sanitizer does not see Synchronization's Mutex
     // (a futex) order its sections, and reported each fan-out's records as racing.
-    private let records = Locked<[Key: ProviderHealth]>([:])
+    private let entries = Locked<[Key: Entry]>([:])
 
-    func record(app: String, provider: PushProvider, _ answer: ProviderAnswer, now: Timestamp) {
-        records.withLock { records in
-            let key = Key(app: app, provider: provider)
-            var health = records[key] ?? ProviderHealth(provider: provider)
-            switch answer.decision {
-            case .done:
-                health.sent += 1
-                health.lastSuccessAt = now
-            case .retry:
-                health.retries += 1
-                health.lastError = answer.reason ?? answer.reasonLabel ?? "retried"
-                health.lastErrorAt = now
-            case .removeToken, .deactivateToken, .fail, .abort:
-                health.refused += 1
-                health.lastError = answer.reason ?? answer.reasonLabel ?? "refused"
-                health.lastErrorAt = now
+    /// One app's and provider's answers. A fan-out finds its entries once and records every answer into
+    /// them, so an answer costs one lock and no lookup.
+    final class Entry: Sendable {
+        private let health: Locked<ProviderHealth>
+
+        fileprivate init(provider: PushProvider) { health = Locked(ProviderHealth(provider: provider)) }
+
+        func record(_ answer: ProviderAnswer, now: Timestamp) {
+            health.withLock { health in
+                switch answer.decision {
+                case .done:
+                    health.sent += 1
+                    health.lastSuccessAt = now
+                case .retry:
+                    health.retries += 1
+                    health.lastError = answer.reason ?? answer.reasonLabel ?? "retried"
+                    health.lastErrorAt = now
+                case .removeToken, .deactivateToken, .fail, .abort:
+                    health.refused += 1
+                    health.lastError = answer.reason ?? answer.reasonLabel ?? "refused"
+                    health.lastErrorAt = now
+                }
             }
-            records[key] = health
+        }
+
+        var current: ProviderHealth { health.withLock { $0 } }
+    }
+
+    /// The entry the answers of `app`'s sends through `provider` go into, made on first use.
+    func entry(app: String, provider: PushProvider) -> Entry {
+        entries.withLock { entries in
+            let key = Key(app: app, provider: provider)
+            if let entry = entries[key] { return entry }
+            let entry = Entry(provider: provider)
+            entries[key] = entry
+            return entry
         }
     }
 
     func health(app: String, provider: PushProvider) -> ProviderHealth {
-        records.withLock { $0[Key(app: app, provider: provider)] } ?? ProviderHealth(provider: provider)
+        entries.withLock { $0[Key(app: app, provider: provider)] }?.current ?? ProviderHealth(provider: provider)
     }
 }

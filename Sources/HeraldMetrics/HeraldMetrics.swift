@@ -144,23 +144,51 @@ public final class HeraldMetrics: Sendable {
         cache.counter(Name.messagesFinished, [("status", status)], factory).increment()
     }
 
-    /// One provider answer (or failure to answer): `reason` is the provider's reason name, nil for none.
-    public func notification(provider: String, outcome: NotificationOutcome, reason: String?, duration: Duration) {
+    /// One provider's notification metrics with their handles made once: a fan-out takes one per provider
+    /// and reports every send through it, without building a label set or finding a handle per send.
+    public func notifications(provider: String) -> ProviderNotifications {
+        ProviderNotifications(
+            metrics: self, provider: provider,
+            delivered: cache.counter(
+                Name.notifications, [("provider", provider), ("outcome", NotificationOutcome.delivered.rawValue), ("reason", "none")],
+                factory),
+            duration: cache.timer(Name.providerDuration, [("provider", provider)], factory),
+            inFlight: cache.meter(Name.inFlight, [("provider", provider)], factory))
+    }
+
+    /// `HeraldMetrics`' per-send reports for one provider (`notifications(provider:)`).
+    public struct ProviderNotifications: Sendable {
+        let metrics: HeraldMetrics
+        let provider: String
+        /// The usual answer's series: delivered, no reason.
+        let delivered: Counter
+        let duration: Timer
+        /// Notifications handed to the provider's client and not yet answered.
+        let inFlight: Meter
+
+        /// A notification handed to the client.
+        public func handedOver() { inFlight.increment() }
+
+        /// Its answer (or failure to answer), read: `reason` is the provider's reason name, nil for none.
+        public func answered(outcome: NotificationOutcome, reason: String?, duration: Duration) {
+            inFlight.decrement()
+            if outcome == .delivered && reason == nil {
+                delivered.increment()
+            } else {
+                metrics.notification(provider: provider, outcome: outcome, reason: reason)
+            }
+            self.duration.recordNanoseconds(duration.nanoseconds)
+        }
+
+        public func retried() { metrics.retried(provider: provider) }
+        public func tokenRemoved() { metrics.tokenRemoved(provider: provider) }
+        public func tokenDeactivated() { metrics.tokenDeactivated(provider: provider) }
+    }
+
+    /// An answer's count in `herald_notifications_total` (its duration goes with it, in `answered`).
+    private func notification(provider: String, outcome: NotificationOutcome, reason: String?) {
         cache.counter(Name.notifications, [("provider", provider), ("outcome", outcome.rawValue), ("reason", reason ?? "none")], factory)
             .increment()
-        cache.timer(Name.providerDuration, [("provider", provider)], factory).recordNanoseconds(duration.nanoseconds)
-    }
-
-    /// Notifications handed to a provider's client and not yet answered.
-    public func inFlight(provider: String) -> InFlight {
-        InFlight(meter: cache.meter(Name.inFlight, [("provider", provider)], factory))
-    }
-
-    /// A gauge to raise when a notification is handed over and lower when its answer is read.
-    public struct InFlight: Sendable {
-        let meter: Meter
-        public func increment() { meter.increment() }
-        public func decrement() { meter.decrement() }
     }
 
     /// Connections a provider's client shut down for answering nothing for a whole request timeout (their
