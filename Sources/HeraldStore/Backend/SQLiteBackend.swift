@@ -143,7 +143,7 @@ public final class SQLiteBackend: SQLBackend {
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if readers.isEmpty { return try await committer.run(body) }
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
-        return try await body(readers[index % readers.count].sql())
+        return try await body(SQLiteSession(readers[index % readers.count]))
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

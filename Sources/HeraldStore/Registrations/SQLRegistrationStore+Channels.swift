@@ -100,7 +100,7 @@ extension SQLRegistrationStore {
         guard limit > 0 else { return KeysetPage(items: [], next: nil) }
         let channel = Self.channelKey(app: app, name: channel)
         return try await backend.read { db in
-            let rows = try await db.raw(
+            let rows = try await db.storeRows(
                 """
                 SELECT r.device_id AS cursor, d.device_id AS device_key, d.device_token, d.os, r.expires_at
                 FROM (SELECT channel_id, device_id, expires_at FROM registrations
@@ -110,14 +110,13 @@ extension SQLRegistrationStore {
                       LIMIT \(bind: limit)) r
                 LEFT JOIN devices d ON d.id = r.device_id AND d.is_active = \(bind: true)
                 ORDER BY r.device_id
-                """
-            ).all()
-            return try Self.keysetPage(rows, limit: limit, key: "cursor") { row, key in
-                try row.decode(column: "device_key", as: String?.self).map { deviceId in
+                """, columns: ["cursor", "device_key", "device_token", "os", "expires_at"])
+            return try Self.keysetPage(rows, limit: limit) { row, key in
+                try row.text(1).map { deviceId in
                     ChannelMember(
-                        cursor: key, deviceId: deviceId, deviceToken: try row.decode(column: "device_token", as: String.self),
-                        os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)),
-                        expiration: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(milliseconds:)))
+                        cursor: key, deviceId: deviceId, deviceToken: try row.requiredText(2),
+                        os: try DeviceOS(parsing: try row.requiredText(3)),
+                        expiration: try row.optionalInt64(4).map(Timestamp.init(milliseconds:)))
                 }
             }
         }

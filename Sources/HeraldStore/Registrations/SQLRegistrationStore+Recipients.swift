@@ -27,7 +27,9 @@ extension SQLRegistrationStore {
         let upTo = filter.upTo ?? Int64.max
         let segment = filter.segment.sqlClause
         return try await backend.read { db in
-            let rows: [any SQLRow]
+            // Read by position (`StoreRow`): a fan-out reads every recipient through here.
+            let columns = ["device_key", "device_id", "device_token", "os"]
+            let rows: [StoreRow]
             if filter.devices != nil || (filter.audience.map { $0.count != 1 } ?? false) {
                 // A singlecast names its devices: found through (app_id, device_id), at most the list's length
                 // (1,000), then sorted. The LIMIT keeps the planner from folding that lookup into the outer query:
@@ -50,7 +52,7 @@ extension SQLRegistrationStore {
                 } else {
                     inChannels = ""
                 }
-                rows = try await db.raw(
+                rows = try await db.storeRows(
                     """
                     SELECT d.id AS device_key, d.device_id, d.device_token, d.os
                     FROM \(from)
@@ -60,11 +62,10 @@ extension SQLRegistrationStore {
                                   AND (r.expires_at IS NULL OR r.expires_at > \(bind: now.milliseconds)))
                     ORDER BY d.id
                     LIMIT \(bind: limit)
-                    """
-                ).all()
+                    """, columns: columns)
             } else {
                 let channel = Self.channelKey(app: app, name: filter.audience?.first ?? filter.channel)
-                rows = try await db.raw(
+                rows = try await db.storeRows(
                     """
                     SELECT r.device_id AS device_key, d.device_id, d.device_token, d.os
                     FROM (SELECT channel_id, device_id FROM registrations
@@ -76,14 +77,13 @@ extension SQLRegistrationStore {
                         "devices", as: "d", columns: ["device_id", "device_token", "os"],
                         on: "d.id = r.device_id AND d.is_active = \(bind: true) AND d.os IN (\(binds: systems))\(segment)"))
                     ORDER BY r.device_id
-                    """
-                ).all()
+                    """, columns: columns)
             }
-            return try Self.keysetPage(rows, limit: limit, key: "device_key") { row, key in
-                try row.decode(column: "device_id", as: String?.self).map { deviceId in
+            return try Self.keysetPage(rows, limit: limit) { row, key in
+                try row.text(1).map { deviceId in
                     Recipient(
-                        key: key, deviceId: deviceId, deviceToken: try row.decode(column: "device_token", as: String.self),
-                        os: try DeviceOS(parsing: try row.decode(column: "os", as: String.self)))
+                        key: key, deviceId: deviceId, deviceToken: try row.requiredText(2),
+                        os: try DeviceOS(parsing: try row.requiredText(3)))
                 }
             }
         }
@@ -91,18 +91,18 @@ extension SQLRegistrationStore {
 }
 
 extension SQLRegistrationStore {
-    /// A page from the rows of up to `limit` candidates in key order (`key` names the key's column): `item`
-    /// makes each candidate's item, or nil for one whose device failed the conditions (a LEFT JOIN left its
-    /// columns NULL). The page goes on after its last candidate, and is the last when fewer than `limit`
-    /// candidates came back.
+    /// A page from the rows of up to `limit` candidates in key order (the key is each row's first column):
+    /// `item` makes each candidate's item, or nil for one whose device failed the conditions (a LEFT JOIN
+    /// left its columns NULL). The page goes on after its last candidate, and is the last when fewer than
+    /// `limit` candidates came back.
     static func keysetPage<Item: Sendable>(
-        _ rows: [any SQLRow], limit: Int, key column: String, _ item: (any SQLRow, Int64) throws -> Item?
+        _ rows: [StoreRow], limit: Int, _ item: (StoreRow, Int64) throws -> Item?
     ) throws -> KeysetPage<Item> {
         var items: [Item] = []
         items.reserveCapacity(rows.count)
         var last: Int64?
         for row in rows {
-            let key = try row.decode(column: column, as: Int64.self)
+            let key = try row.int64(0)
             last = key
             if let made = try item(row, key) { items.append(made) }
         }
