@@ -6,35 +6,41 @@ enum FCMBenchToken {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// Written straight into the string's storage: the C reference sends one fixed body, so making tokens
-    /// should cost the client's figures next to nothing.
+    /// What follows the instance id: `:APA91b` and 134 scattered characters, the same for every token.
+    private static let tail: [UInt8] = {
+        var bytes = Array(":APA91b".utf8)
+        var state: UInt64 = 0x5EED
+        while bytes.count < length - 22 {
+            state &+= 1
+            var bits = PopulationPlan.mix(state)
+            for _ in 0..<10 where bytes.count < length - 22 {
+                bytes.append(alphabet[Int(bits & 63)])
+                bits >>= 6
+            }
+        }
+        return bytes
+    }()
+
+    /// The instance id (22 characters: 11 scattered from the number, then the number itself in base 64,
+    /// which makes tokens distinct) before the shared tail, written straight into the string's storage:
+    /// the C reference sends one fixed body, so making tokens should cost the client's figures next to
+    /// nothing (drawing all 163 characters cost about 2,300 instructions a token under callgrind).
     static func make(_ n: Int) -> String {
         String(unsafeUninitializedCapacity: length) { buffer in
-            // 256 mixer inputs per number, more than one token draws (each gives ten characters).
-            var state = UInt64(truncatingIfNeeded: n) << 8
-            var position = 0
-            func append(_ count: Int) {
-                var bits: UInt64 = 0
-                var left = 0
-                for _ in 0..<count {
-                    if left < 6 {
-                        state &+= 1
-                        bits = PopulationPlan.mix(state)
-                        left = 64
-                    }
-                    buffer[position] = alphabet[Int(bits & 63)]
-                    position += 1
-                    bits >>= 6
-                    left -= 6
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var scattered = PopulationPlan.mix(UInt64(truncatingIfNeeded: n))
+                var number = UInt64(truncatingIfNeeded: n)
+                for position in 0..<11 {
+                    buffer[position] = alphabet[Int(scattered & 63)]
+                    buffer[position + 11] = alphabet[Int(number & 63)]
+                    scattered >>= 6
+                    number >>= 6
                 }
             }
-            append(22)
-            for byte in ":APA91b".utf8 {
-                buffer[position] = byte
-                position += 1
+            tail.withUnsafeBufferPointer { tail in
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[22..<length]).initialize(from: tail)
             }
-            append(length - position)
-            return position
+            return length
         }
     }
 }
