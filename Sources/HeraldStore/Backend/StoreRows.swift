@@ -118,13 +118,9 @@ extension SQLDatabase {
     private static func postgresBindings(_ binds: [any Encodable & Sendable]) throws -> PostgresBindings? {
         var bindings = PostgresBindings(capacity: binds.count)
         for bind in binds {
-            if (bind as Any?) == nil {
-                bindings.appendNull()
-            } else if let value = bind as? any PostgresThrowingDynamicTypeEncodable {
-                try bindings.append(value, context: .default)
-            } else {
-                return nil
-            }
+            // An Optional (nil or not) is not PostgresEncodable itself: it takes the SQLKit path too.
+            guard let value = bind as? any PostgresThrowingDynamicTypeEncodable else { return nil }
+            try bindings.append(value, context: .default)
         }
         return bindings
     }
