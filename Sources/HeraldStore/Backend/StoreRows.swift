@@ -20,17 +20,10 @@ struct StoreRow: Sendable {
 
     fileprivate let values: Values
 
-    /// The integer in column `index` (from 0, in the query's order).
+    /// The integer in column `index` (from 0, in the query's order), which must not be NULL.
     func int64(_ index: Int) throws -> Int64 {
-        switch values {
-        case .sqlite(let columns):
-            guard case .integer(let value) = columns[index].data else {
-                throw StoreRowError(column: columns[index].name, expected: "an integer")
-            }
-            return Int64(value)
-        case .postgres(let row): return try row[index].decode(Int64.self)
-        case .sql(let row, let names): return try row.decode(column: names[index], as: Int64.self)
-        }
+        guard let value = try optionalInt64(index) else { throw StoreRowError(column: name(index), expected: "an integer, not NULL") }
+        return value
     }
 
     /// The integer in column `index`, or nil for NULL.
