@@ -17,32 +17,27 @@ final class MetricCache: Sendable {
     private let handles = Locked(Handles())
 
     func counter(_ name: String, _ labels: [(String, String)], _ factory: any MetricsFactory) -> Counter {
-        let key = Key(name: name, values: labels.map(\.1))
-        return handles.withLock { handles in
-            if let counter = handles.counters[key] { return counter }
-            let counter = Counter(label: name, dimensions: labels, factory: factory)
-            handles.counters[key] = counter
-            return counter
-        }
+        handle(name, labels, in: \.counters) { Counter(label: name, dimensions: labels, factory: factory) }
     }
 
     func timer(_ name: String, _ labels: [(String, String)], _ factory: any MetricsFactory) -> Timer {
-        let key = Key(name: name, values: labels.map(\.1))
-        return handles.withLock { handles in
-            if let timer = handles.timers[key] { return timer }
-            let timer = Timer(label: name, dimensions: labels, factory: factory)
-            handles.timers[key] = timer
-            return timer
-        }
+        handle(name, labels, in: \.timers) { Timer(label: name, dimensions: labels, factory: factory) }
     }
 
     func meter(_ name: String, _ labels: [(String, String)], _ factory: any MetricsFactory) -> Meter {
+        handle(name, labels, in: \.meters) { Meter(label: name, dimensions: labels, factory: factory) }
+    }
+
+    /// The handle of `name` with these label values from `table`, made by `make` the first time.
+    private func handle<Handle: Sendable>(
+        _ name: String, _ labels: [(String, String)], in table: WritableKeyPath<Handles, [Key: Handle]>, make: () -> Handle
+    ) -> Handle {
         let key = Key(name: name, values: labels.map(\.1))
         return handles.withLock { handles in
-            if let meter = handles.meters[key] { return meter }
-            let meter = Meter(label: name, dimensions: labels, factory: factory)
-            handles.meters[key] = meter
-            return meter
+            if let handle = handles[keyPath: table][key] { return handle }
+            let handle = make()
+            handles[keyPath: table][key] = handle
+            return handle
         }
     }
 }
