@@ -29,9 +29,11 @@ final class CurlLane: @unchecked Sendable {
     private let narrowWindow: Int
     /// The window now (loop thread only): `fullWindow`, or `narrowWindow` until an acceptance.
     private var window: Int
-    /// `curlSockets.closedCount` when the window was last set: a socket closed since means a new
-    /// connection, which starts narrow again.
-    private var closedSeen = 0
+    /// Streams per connection once the window is wide (curl's `CURLMOPT_MAX_CONCURRENT_STREAMS`).
+    private let streams: Int
+    /// `sockets.openedCount + sockets.closedCount` after the last round: a change means a connection
+    /// ended or a new one started, and a new connection starts narrow.
+    private var socketEventsSeen = 0
     private let shared = Locked(Shared())
     /// Left when the loop thread has freed everything.
     private let done = DispatchGroup()
@@ -69,6 +71,7 @@ final class CurlLane: @unchecked Sendable {
         self.settings = settings
         // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
         let streams = settings.cleartext ? 1 : streamsPerConnection
+        self.streams = streams
         fullWindow = connections * streams
         narrowWindow = connections
         window = settings.narrowUntilAccepted ? narrowWindow : fullWindow
@@ -78,7 +81,7 @@ final class CurlLane: @unchecked Sendable {
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections * hosts) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections * hosts) == CURLM_OK
         // curl's default is 100 streams per connection; APNs allows 1000.
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, streams) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, window == fullWindow ? streams : 1) == CURLM_OK
         guard ok else {
             curl_multi_cleanup(multi)
             throw CurlConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
@@ -169,18 +172,39 @@ final class CurlLane: @unchecked Sendable {
     }
 
     /// With `narrowUntilAccepted`: an accepted request (2xx) opens the window wide, a refused one (4xx, 5xx)
-    /// or a connection closed since narrows it to one stream per connection until the next acceptance.
-    private func adjustWindow(after completion: CurlCompletion) {
-        if sockets.closedCount != closedSeen {
-            closedSeen = sockets.closedCount
-            window = narrowWindow
-        }
+    /// narrows it to one stream per connection until the next acceptance, and so does a connection that
+    /// ends or starts (`connectionsChanged`).
+    ///
+    /// The narrow window holds curl too (its `CURLMOPT_MAX_CONCURRENT_STREAMS` is 1 while narrow). The
+    /// sends already attached when a connection is replaced wait in curl for the new one, and curl 7.88
+    /// puts up to 100 streams on a new connection before it has read the server's SETTINGS: against APNs's
+    /// one stream on a new connection, all but one were refused, each refusal made curl give the connection
+    /// up, and the next one met the same burst (dozens of connections and sends failed in a trial).
+    private func adjustWindow(after completion: CurlCompletion, connectionsChanged: Bool) {
         guard completion.code == 0 else { return }
         if (200..<300).contains(completion.status) {
-            window = fullWindow
+            // An answer read in the round that replaced its connection came on the old one.
+            if !connectionsChanged { setWindow(wide: true) }
         } else if completion.status >= 400 {
-            window = narrowWindow
+            setWindow(wide: false)
         }
+    }
+
+    /// Whether a connection ended or started in the last round; with `narrowUntilAccepted`, one that did
+    /// narrows the window before curl can use the new connection (its TLS handshake takes rounds of its own).
+    private func noteConnectionChanges() -> Bool {
+        let events = sockets.openedCount &+ sockets.closedCount
+        guard events != socketEventsSeen else { return false }
+        socketEventsSeen = events
+        if settings.narrowUntilAccepted { setWindow(wide: false) }
+        return true
+    }
+
+    private func setWindow(wide: Bool) {
+        let wanted = wide ? fullWindow : narrowWindow
+        guard wanted != window else { return }
+        window = wanted
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, wide ? streams : 1)
     }
 
     /// A connection that stops answering without closing (a hung peer, or a path a NAT or firewall dropped
@@ -231,6 +255,7 @@ final class CurlLane: @unchecked Sendable {
     }
 
     private func drainFinished() {
+        let connectionsChanged = noteConnectionChanges()
         var finished: [(CurlJob, CurlCompletion)] = []
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
@@ -244,7 +269,7 @@ final class CurlLane: @unchecked Sendable {
             curl_multi_remove_handle(multi, handle)
             if idle.count < fullWindow { idle.append(easy) }
             noteAnswer(code)
-            if settings.narrowUntilAccepted { adjustWindow(after: completion) }
+            if settings.narrowUntilAccepted { adjustWindow(after: completion, connectionsChanged: connectionsChanged) }
             completedCount += 1
             finished.append((job, completion))
         }

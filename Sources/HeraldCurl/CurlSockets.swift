@@ -17,6 +17,8 @@ final class CurlSockets {
     private(set) var open: Set<Int32> = []
     /// Sockets closed since the loop started: a change means a connection was replaced.
     private(set) var closedCount = 0
+    /// Sockets opened since the loop started: a change means a new connection is on its way.
+    private(set) var openedCount = 0
 
     /// Holds back partial segments until `uncork`.
     func cork() { for socket in open { set(socket, 1) } }
@@ -24,7 +26,10 @@ final class CurlSockets {
     /// Sends what was held back, now.
     func uncork() { for socket in open { set(socket, 0) } }
 
-    fileprivate func opened(_ socket: Int32) { open.insert(socket) }
+    fileprivate func opened(_ socket: Int32) {
+        open.insert(socket)
+        openedCount += 1
+    }
     fileprivate func closed(_ socket: Int32) {
         if open.remove(socket) != nil { closedCount += 1 }
     }

@@ -6,8 +6,9 @@ import Testing
 
 /// Herald's APNs client against APNs's stream limits (the mock's `streamLimit` fault): one stream on a new
 /// connection until a 200, one again after each rejection until the next 200. The client opens one stream
-/// per connection until it sees a 2xx and narrows after a 4xx or 5xx, so it should neither have streams
-/// refused nor lose connections, and every notification should end once. Answers wait 20 ms, so hundreds of
+/// per connection until it sees a 2xx, narrows after a 4xx or 5xx and on a new connection (curl's own stream
+/// limit with it), so every notification should end once, a new connection should never meet a burst, and
+/// streams are refused only in the race described in `refusedStreamsCostNoNotification`. Answers wait 20 ms, so hundreds of
 /// streams are open at once and a limit of one bites: in a trial with the narrowing off, 3,000 such sends had
 /// thousands of streams refused, or over a hundred connections closed, and over a thousand sends failed.
 @Suite struct StreamLimitTests {
@@ -20,7 +21,7 @@ import Testing
         return (mock, unregistered)
     }
 
-    @Test func refusedStreamsCostNoNotificationAndNoConnection() async throws {
+    @Test func refusedStreamsCostNoNotification() async throws {
         let count = 5_000
         let (mock, unregistered) = try await Self.limitedMock(.refuse, count: count)
         let client = try Fixtures.client(for: mock, connections: 2, streams: 500)
@@ -38,8 +39,13 @@ import Testing
         #expect(recorded.count == delivered.count, "each delivered token recorded once: \(figures)")
         #expect(Set(recorded) == Set(delivered.map(Fixtures.token)))
         #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
-        #expect(stats.connectionsOpened <= 2, "\(figures)")
-        #expect(stats.streamsRefused == 0, "\(figures)")
+        // One race no client can close: the streams it sent before reading the SETTINGS that lowered the limit
+        // (the mock counts the limit from when it sends them, as APNs may). When a 410 is answered just as a
+        // refill of hundreds of streams is on its way, all of them are refused (seen on a busy machine: 480),
+        // and curl 7.88 gives that connection up and sends them again on a new one, which starts narrow. So a
+        // refusal costs no notification and one connection; before new connections started narrow, each met
+        // the same burst and a run opened about 30.
+        #expect(stats.connectionsOpened <= 5, "\(figures)")
         try await mock.shutdown()
     }
 
@@ -48,8 +54,58 @@ import Testing
         let (mock, unregistered) = try await Self.limitedMock(.close, count: count)
         let client = try Fixtures.client(for: mock, connections: 2, streams: 500)
         defer { client.shutdown() }
-        let policy = APNsRetryPolicy(maxAttempts: 10, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
         let started = ContinuousClock.now
+        let (final, failures) = try await Self.sendWithRetries(count: count, through: client)
+        let elapsed = ContinuousClock.now - started
+        let stats = mock.stats()
+        let figures =
+            "\(elapsed), connectionsOpened \(stats.connectionsOpened), closedForExcess \(stats.connectionsClosedForExcess), "
+            + "sends that failed and were sent again \(failures): \(stats)"
+        #expect(final.count == count, "\(figures)")
+        let delivered = Set(final.filter { $0.value.isDelivered }.keys)
+        #expect(delivered.count == count - unregistered.count, "\(figures)")
+        #expect(Set(final.filter { $0.value.status == 410 }.keys) == unregistered)
+        let recorded = mock.notifications().map(\.token)
+        #expect(recorded.count == delivered.count, "delivered exactly once: \(figures)")
+        #expect(Set(recorded) == Set(delivered.map(Fixtures.token)))
+        #expect(elapsed < .seconds(30), "\(figures)")
+        #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
+        #expect(stats.connectionsOpened <= 2, "\(figures)")
+        try await mock.shutdown()
+    }
+
+    /// A connection that replaces another starts at one stream too, while its lane already holds hundreds of
+    /// sends: they must wait for its first 200, not all go out before its SETTINGS are read. (curl 7.88 puts
+    /// up to 100 streams on a new connection before then; all but one were refused, each refusal made curl
+    /// give that connection up, and in a trial the next dozens of connections met the same burst.) A GOAWAY
+    /// after every 1,000 streams forces the replacements; the streams sent after it fail and are sent again.
+    @Test func aReplacementConnectionStartsAtOneStream() async throws {
+        let count = 4_000
+        // No 410s: no limit drops on a connection in use, so no refusal is a race (see above).
+        let (mock, unregistered) = try await Self.limitedMock(.refuse, count: 0)
+        mock.setFaults(APNsMockFaults(latencyMilliseconds: 20, goAwayAfterStreams: 1_000, streamLimit: .refuse))
+        let client = try Fixtures.client(for: mock, connections: 2, streams: 500)
+        defer { client.shutdown() }
+        let (final, failures) = try await Self.sendWithRetries(count: count, through: client)
+        let stats = mock.stats()
+        let figures = "streamsRefused \(stats.streamsRefused), sends sent again \(failures): \(stats)"
+        #expect(final.count == count, "\(figures)")
+        let delivered = Set(final.filter { $0.value.isDelivered }.keys)
+        #expect(delivered.count == count - unregistered.count, "\(figures)")
+        #expect(Set(final.filter { $0.value.status == 410 }.keys) == unregistered)
+        let recorded = mock.notifications().map(\.token)
+        #expect(recorded.count == delivered.count, "delivered exactly once: \(figures)")
+        #expect(stats.goAwaysSent >= 2, "connections were replaced: \(figures)")
+        #expect(stats.streamsRefused == 0, "\(figures)")
+        #expect(stats.connectionsOpened <= 2 + stats.goAwaysSent, "one new connection per GOAWAY: \(figures)")
+        #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
+        try await mock.shutdown()
+    }
+
+    /// Sends notifications `0..<count` round after round, the failures again while a retry policy allows:
+    /// the final outcome of each, and how many sends failed on the way.
+    static func sendWithRetries(count: Int, through client: APNsClient) async throws -> ([Int: APNsOutcome], Int) {
+        let policy = APNsRetryPolicy(maxAttempts: 10, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5))
         var final: [Int: APNsOutcome] = [:]
         var pending = Array(0..<count)
         var failures = 0
@@ -72,21 +128,7 @@ import Testing
             }
             pending = next
         }
-        let elapsed = ContinuousClock.now - started
-        let stats = mock.stats()
-        let figures =
-            "\(elapsed), connectionsOpened \(stats.connectionsOpened), closedForExcess \(stats.connectionsClosedForExcess), "
-            + "sends that failed and were sent again \(failures): \(stats)"
-        #expect(pending.isEmpty && final.count == count, "\(figures)")
-        let delivered = Set(final.filter { $0.value.isDelivered }.keys)
-        #expect(delivered.count == count - unregistered.count, "\(figures)")
-        #expect(Set(final.filter { $0.value.status == 410 }.keys) == unregistered)
-        let recorded = mock.notifications().map(\.token)
-        #expect(recorded.count == delivered.count, "delivered exactly once: \(figures)")
-        #expect(Set(recorded) == Set(delivered.map(Fixtures.token)))
-        #expect(elapsed < .seconds(30), "\(figures)")
-        #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
-        #expect(stats.connectionsOpened <= 2, "\(figures)")
-        try await mock.shutdown()
+        #expect(pending.isEmpty, "\(pending.count) never delivered")
+        return (final, failures)
     }
 }
