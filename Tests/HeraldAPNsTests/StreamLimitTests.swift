@@ -61,13 +61,7 @@ import Testing
         let figures =
             "\(elapsed), connectionsOpened \(stats.connectionsOpened), closedForExcess \(stats.connectionsClosedForExcess), "
             + "sends that failed and were sent again \(failures): \(stats)"
-        #expect(final.count == count, "\(figures)")
-        let delivered = Set(final.filter { $0.value.isDelivered }.keys)
-        #expect(delivered.count == count - unregistered.count, "\(figures)")
-        #expect(Set(final.filter { $0.value.status == 410 }.keys) == unregistered)
-        let recorded = mock.notifications().map(\.token)
-        #expect(recorded.count == delivered.count, "delivered exactly once: \(figures)")
-        #expect(Set(recorded) == Set(delivered.map(Fixtures.token)))
+        Self.expectEachEndedOnce(final, count: count, unregistered: unregistered, mock: mock, figures)
         #expect(elapsed < .seconds(30), "\(figures)")
         #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
         #expect(stats.connectionsOpened <= 2, "\(figures)")
@@ -89,17 +83,26 @@ import Testing
         let (final, failures) = try await Self.sendWithRetries(count: count, through: client)
         let stats = mock.stats()
         let figures = "streamsRefused \(stats.streamsRefused), sends sent again \(failures): \(stats)"
+        Self.expectEachEndedOnce(final, count: count, unregistered: unregistered, mock: mock, figures)
+        #expect(stats.goAwaysSent >= 2, "connections were replaced: \(figures)")
+        #expect(stats.streamsRefused == 0, "\(figures)")
+        #expect(stats.connectionsOpened <= 2 + stats.goAwaysSent, "one new connection per GOAWAY: \(figures)")
+        #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
+        try await mock.shutdown()
+    }
+
+    /// Every notification of `0..<count` ended: the unregistered ones with 410, the rest delivered, and
+    /// each delivered one recorded by the mock exactly once.
+    static func expectEachEndedOnce(
+        _ final: [Int: APNsOutcome], count: Int, unregistered: Set<Int>, mock: APNsMock, _ figures: String
+    ) {
         #expect(final.count == count, "\(figures)")
         let delivered = Set(final.filter { $0.value.isDelivered }.keys)
         #expect(delivered.count == count - unregistered.count, "\(figures)")
         #expect(Set(final.filter { $0.value.status == 410 }.keys) == unregistered)
         let recorded = mock.notifications().map(\.token)
         #expect(recorded.count == delivered.count, "delivered exactly once: \(figures)")
-        #expect(stats.goAwaysSent >= 2, "connections were replaced: \(figures)")
-        #expect(stats.streamsRefused == 0, "\(figures)")
-        #expect(stats.connectionsOpened <= 2 + stats.goAwaysSent, "one new connection per GOAWAY: \(figures)")
-        #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
-        try await mock.shutdown()
+        #expect(Set(recorded) == Set(delivered.map(Fixtures.token)))
     }
 
     /// Sends notifications `0..<count` round after round, the failures again while a retry policy allows:
