@@ -192,6 +192,15 @@ final class CurlLane: @unchecked Sendable {
 
     /// Whether a connection ended or started in the last round; with `narrowUntilAccepted`, one that did
     /// narrows the window before curl can use the new connection (its TLS handshake takes rounds of its own).
+    ///
+    /// That holds for a lane with one connection, as every APNs lane has (`CurlMultiLoop`'s
+    /// `connectionsPerThread` is 1 unless a caller asks otherwise, and none does): the old connection has
+    /// closed before the new one opens, and curl makes the waiting sends wait until the new one is known to
+    /// speak HTTP/2, then applies the limit. With two connections to one host in a lane, curl 7.88 would put
+    /// sends on a connection still being set up without any limit, and the burst would come back. (The
+    /// same curl option is also the limit curl advertises for streams the server opens; push is off, so
+    /// it changes nothing there.) Widening does not release the sends waiting in curl at once: curl looks
+    /// at them again when its next transfer ends, a round trip later.
     private func noteConnectionChanges() -> Bool {
         let events = sockets.openedCount &+ sockets.closedCount
         guard events != socketEventsSeen else { return false }

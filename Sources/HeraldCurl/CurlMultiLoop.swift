@@ -17,7 +17,8 @@ public final class CurlMultiLoop: Sendable {
 
     /// `connections` is per host; `hosts` (1 for a service with one address, more for Web Push's many
     /// push services) multiplies it into the loop's total. `connectionsPerThread` groups connections
-    /// into lanes (1: a thread per connection). `name` names the lanes' threads (`herald-apns-curl`,
+    /// into lanes (1: a thread per connection; keep it 1 with `settings.narrowUntilAccepted`, see
+    /// `CurlLane`). `name` names the lanes' threads (`herald-apns-curl`,
     /// then `-1`, `-2`… when there are several); `stoppedText` is the error text of the transfers that
     /// end because the loop stopped.
     public init(

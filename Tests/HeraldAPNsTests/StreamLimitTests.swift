@@ -43,9 +43,10 @@ import Testing
         // (the mock counts the limit from when it sends them, as APNs may). When a 410 is answered just as a
         // refill of hundreds of streams is on its way, all of them are refused (seen on a busy machine: 480),
         // and curl 7.88 gives that connection up and sends them again on a new one, which starts narrow. So a
-        // refusal costs no notification and one connection; before new connections started narrow, each met
-        // the same burst and a run opened about 30.
-        #expect(stats.connectionsOpened <= 5, "\(figures)")
+        // refusal costs no notification (no send failed: above) and one connection; before new connections
+        // started narrow, each met the same burst, a run opened about 30 and hundreds of sends failed. The
+        // bound leaves room for a race at every tenth of the 50 rejections.
+        #expect(stats.connectionsOpened <= 2 + 5, "\(figures)")
         try await mock.shutdown()
     }
 
