@@ -11,7 +11,17 @@ import Testing
 /// streams are refused only in the race described in `refusedStreamsCostNoNotification`. Answers wait 20 ms, so hundreds of
 /// streams are open at once and a limit of one bites: in a trial with the narrowing off, 3,000 such sends had
 /// thousands of streams refused, or over a hundred connections closed, and over a thousand sends failed.
-@Suite struct StreamLimitTests {
+///
+/// One test at a time, each with a minute's request timeout: with the whole suite running on two cores, the
+/// three at once (12,000 sends at 20 ms, debug builds of client and mock) once took 64–84 s and sends timed
+/// out at the default 20 s, so the mock recorded notifications the client called failed. What these tests
+/// check is the stream limits, not how long a loaded machine takes.
+@Suite(.serialized) struct StreamLimitTests {
+    /// A client with two connections of 500 streams and a request timeout long enough for a loaded machine.
+    static func client(for mock: APNsMock) throws -> APNsClient {
+        try Fixtures.client(for: mock, connections: 2, streams: 500, requestTimeout: .seconds(60))
+    }
+
     /// A mock under `limit` whose answers wait 20 ms, with one token in a hundred of `count` answering 410.
     static func limitedMock(_ limit: APNsMockStreamLimit, count: Int) async throws -> (APNsMock, Set<Int>) {
         let mock = try await Fixtures.mock(.tls)
@@ -24,7 +34,7 @@ import Testing
     @Test func refusedStreamsCostNoNotification() async throws {
         let count = 5_000
         let (mock, unregistered) = try await Self.limitedMock(.refuse, count: count)
-        let client = try Fixtures.client(for: mock, connections: 2, streams: 500)
+        let client = try Self.client(for: mock)
         defer { client.shutdown() }
         let outcomes = await client.sendAll((0..<count).map { Fixtures.notification($0) })
         let stats = mock.stats()
@@ -53,7 +63,7 @@ import Testing
     @Test func aServerThatClosesForExcessStillGetsEveryNotificationOnce() async throws {
         let count = 3_000
         let (mock, unregistered) = try await Self.limitedMock(.close, count: count)
-        let client = try Fixtures.client(for: mock, connections: 2, streams: 500)
+        let client = try Self.client(for: mock)
         defer { client.shutdown() }
         let started = ContinuousClock.now
         let (final, failures) = try await Self.sendWithRetries(count: count, through: client)
@@ -73,13 +83,13 @@ import Testing
     /// sends: they must wait for its first 200, not all go out before its SETTINGS are read. (curl 7.88 puts
     /// up to 100 streams on a new connection before then; all but one were refused, each refusal made curl
     /// give that connection up, and in a trial the next dozens of connections met the same burst.) A GOAWAY
-    /// after every 1,000 streams forces the replacements; the streams sent after it fail and are sent again.
+    /// after every 500 streams forces the replacements; the streams sent after it fail and are sent again.
     @Test func aReplacementConnectionStartsAtOneStream() async throws {
-        let count = 4_000
+        let count = 2_000
         // No 410s: no limit drops on a connection in use, so no refusal is a race (see above).
         let (mock, unregistered) = try await Self.limitedMock(.refuse, count: 0)
-        mock.setFaults(APNsMockFaults(latencyMilliseconds: 20, goAwayAfterStreams: 1_000, streamLimit: .refuse))
-        let client = try Fixtures.client(for: mock, connections: 2, streams: 500)
+        mock.setFaults(APNsMockFaults(latencyMilliseconds: 20, goAwayAfterStreams: 500, streamLimit: .refuse))
+        let client = try Self.client(for: mock)
         defer { client.shutdown() }
         let (final, failures) = try await Self.sendWithRetries(count: count, through: client)
         let stats = mock.stats()
