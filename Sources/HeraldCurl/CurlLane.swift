@@ -23,17 +23,10 @@ final class CurlLane: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let settings: CurlOptions
-    /// Transfers attached at most once the service has accepted one on the connection.
-    private let fullWindow: Int
-    /// One stream per connection: the window while `settings.narrowUntilAccepted` holds it narrow.
-    private let narrowWindow: Int
-    /// The window now (loop thread only): `fullWindow`, or `narrowWindow` until an acceptance.
-    private var window: Int
-    /// Streams per connection once the window is wide (curl's `CURLMOPT_MAX_CONCURRENT_STREAMS`).
-    private let streams: Int
-    /// `sockets.openedCount + sockets.closedCount` after the last round: a change means a connection
-    /// ended or a new one started, and a new connection starts narrow.
-    private var socketEventsSeen = 0
+    /// The window and curl's streams per connection (loop thread only).
+    private var window: CurlWindow
+    /// The `CURLMOPT_MAX_CONCURRENT_STREAMS` set last.
+    private var curlStreams: Int
     private let shared = Locked(Shared())
     /// Left when the loop thread has freed everything.
     private let done = DispatchGroup()
@@ -71,17 +64,15 @@ final class CurlLane: @unchecked Sendable {
         self.settings = settings
         // (Cleartext h2c carries one stream per connection: see CurlEasy for the curl 7.88 bug.)
         let streams = settings.cleartext ? 1 : streamsPerConnection
-        self.streams = streams
-        fullWindow = connections * streams
-        narrowWindow = connections
-        window = settings.narrowUntilAccepted ? narrowWindow : fullWindow
+        window = CurlWindow(connections: connections, streams: streams, narrowsUntilAccepted: settings.narrowUntilAccepted)
+        curlStreams = window.curlStreams
         silenceLimit = UInt64(max(1, settings.requestTimeoutMilliseconds)) * 1_000_000
         var ok = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex()) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections * hosts) == CURLM_OK
         ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections * hosts) == CURLM_OK
         // curl's default is 100 streams per connection; APNs allows 1000.
-        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, window == fullWindow ? streams : 1) == CURLM_OK
+        ok = ok && ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, curlStreams) == CURLM_OK
         guard ok else {
             curl_multi_cleanup(multi)
             throw CurlConfigurationError("libcurl \(CurlGlobal.version) cannot multiplex HTTP/2 (needs 7.67 or later with nghttp2)")
@@ -171,49 +162,11 @@ final class CurlLane: @unchecked Sendable {
         done.leave()
     }
 
-    /// With `narrowUntilAccepted`: an accepted request (2xx) opens the window wide, a refused one (4xx, 5xx)
-    /// narrows it to one stream per connection until the next acceptance, and so does a connection that
-    /// ends or starts (`connectionsChanged`).
-    ///
-    /// The narrow window holds curl too (its `CURLMOPT_MAX_CONCURRENT_STREAMS` is 1 while narrow). The
-    /// sends already attached when a connection is replaced wait in curl for the new one, and curl 7.88
-    /// puts up to 100 streams on a new connection before it has read the server's SETTINGS: against APNs's
-    /// one stream on a new connection, all but one were refused, each refusal made curl give the connection
-    /// up, and the next one met the same burst (dozens of connections and sends failed in a trial).
-    private func adjustWindow(after completion: CurlCompletion, connectionsChanged: Bool) {
-        guard completion.code == 0 else { return }
-        if (200..<300).contains(completion.status) {
-            // An answer read in the round that replaced its connection came on the old one.
-            if !connectionsChanged { setWindow(wide: true) }
-        } else if completion.status >= 400 {
-            setWindow(wide: false)
-        }
-    }
-
-    /// Whether a connection ended or started in the last round; with `narrowUntilAccepted`, one that did
-    /// narrows the window before curl can use the new connection (its TLS handshake takes rounds of its own).
-    ///
-    /// That holds for a lane with one connection, as every APNs lane has (`CurlMultiLoop`'s
-    /// `connectionsPerThread` is 1 unless a caller asks otherwise, and none does): the old connection has
-    /// closed before the new one opens, and curl makes the waiting sends wait until the new one is known to
-    /// speak HTTP/2, then applies the limit. With two connections to one host in a lane, curl 7.88 would put
-    /// sends on a connection still being set up without any limit, and the burst would come back. (The
-    /// same curl option is also the limit curl advertises for streams the server opens; push is off, so
-    /// it changes nothing there.) Widening does not release the sends waiting in curl at once: curl looks
-    /// at them again when its next transfer ends, a round trip later.
-    private func noteConnectionChanges() -> Bool {
-        let events = sockets.openedCount &+ sockets.closedCount
-        guard events != socketEventsSeen else { return false }
-        socketEventsSeen = events
-        if settings.narrowUntilAccepted { setWindow(wide: false) }
-        return true
-    }
-
-    private func setWindow(wide: Bool) {
-        let wanted = wide ? fullWindow : narrowWindow
-        guard wanted != window else { return }
-        window = wanted
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, wide ? streams : 1)
+    /// Gives curl the window's streams per connection when they changed (not from a callback).
+    private func applyWindow() {
+        guard window.curlStreams != curlStreams else { return }
+        curlStreams = window.curlStreams
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, curlStreams)
     }
 
     /// A connection that stops answering without closing (a hung peer, or a path a NAT or firewall dropped
@@ -234,7 +187,7 @@ final class CurlLane: @unchecked Sendable {
 
     /// Moves waiting jobs into curl while the window has room.
     private func attachWaiting() {
-        while active.count < window, let job = waiting.popFirst() { attach(job) }
+        while active.count < window.size, let job = waiting.popFirst() { attach(job) }
     }
 
     private func attach(_ job: CurlJob) {
@@ -264,7 +217,7 @@ final class CurlLane: @unchecked Sendable {
     }
 
     private func drainFinished() {
-        let connectionsChanged = noteConnectionChanges()
+        let connectionsChanged = window.noteSocketEvents(sockets.openedCount &+ sockets.closedCount)
         var finished: [(CurlJob, CurlCompletion)] = []
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
@@ -276,12 +229,13 @@ final class CurlLane: @unchecked Sendable {
                 body: easy.responseBody, headers: easy.capturedHeaders,
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
-            if idle.count < fullWindow { idle.append(easy) }
+            if idle.count < window.full { idle.append(easy) }
             noteAnswer(code)
-            if settings.narrowUntilAccepted { adjustWindow(after: completion, connectionsChanged: connectionsChanged) }
+            window.note(completion, connectionsChanged: connectionsChanged)
             completedCount += 1
             finished.append((job, completion))
         }
+        applyWindow()
         guard !finished.isEmpty else { return }
         // Refill the window before running completions, and publish counters first, so whoever a
         // completion wakes sees them settled.
