@@ -7,20 +7,33 @@ import Glibc
 
 /// A WebSocket client (RFC 6455) over a `RawConnection`, written from the RFC so that Herald's server is
 /// checked by code that shares nothing with it: sends the upgrade request, then reads the server's frames as
-/// they arrive (answering pings with pongs, as a browser does) without blocking a thread while it waits.
+/// they arrive without blocking a thread while it waits. Like a browser, it answers pings at once, whatever
+/// the test is doing: a task reads every 20 ms until the connection closes (a client that answered only
+/// while a test waited on it was once closed for a ping timeout on a loaded machine, between two steps).
 final class WebSocketTestClient: @unchecked Sendable {
     let connection: RawConnection
     let key: String
+    /// Guards everything below it and the socket's writes (a pong and a test's frame never interleave).
+    private let lock = NSLock()
     private var raw: [UInt8] = []
-    private(set) var status = 0
-    private(set) var headers: [String: String] = [:]
-    private(set) var texts: [String] = []
-    private(set) var pings = 0
+    private var _status = 0
+    private var _headers: [String: String] = [:]
+    private var _texts: [String] = []
+    private var _pings = 0
+    private var _close: (code: Int, reason: String)?
+    private var _closed = false
+    private var _violations: [String] = []
+    private var reader: Task<Void, Never>?
+
+    var status: Int { lock.withLock { _status } }
+    var headers: [String: String] { lock.withLock { _headers } }
+    var texts: [String] { lock.withLock { _texts } }
+    var pings: Int { lock.withLock { _pings } }
     /// The server's close frame: its code and reason.
-    private(set) var close: (code: Int, reason: String)?
-    private(set) var closed = false
+    var close: (code: Int, reason: String)? { lock.withLock { _close } }
+    var closed: Bool { lock.withLock { _closed } }
     /// Server frames that broke the RFC (a masked frame, an unknown opcode).
-    private(set) var violations: [String] = []
+    var violations: [String] { lock.withLock { _violations } }
 
     init(port: Int, path: String, answerPings: Bool = true) throws {
         connection = try RawConnection(port: port)
@@ -30,25 +43,35 @@ final class WebSocketTestClient: @unchecked Sendable {
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         _ = connection.send(Array(request.utf8))
+        reader = Task.detached { [weak self] in
+            while let client = self, !Task.isCancelled {
+                if client.lock.withLock({ client.pump() }) { return }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
+
+    deinit { reader?.cancel() }
 
     private let answerPings: Bool
 
-    /// Reads what has arrived (without waiting).
-    private func pump() {
-        if !closed && !connection.readAvailable(into: &raw) { closed = true }
+    /// Reads what has arrived (without waiting); true once the connection has closed. Called with the lock held.
+    @discardableResult
+    private func pump() -> Bool {
+        if !_closed && !connection.readAvailable(into: &raw) { _closed = true }
         parse()
+        return _closed
     }
 
     private func parse() {
-        if status == 0 {
+        if _status == 0 {
             guard let head = RawConnection.takeHead(&raw) else { return }
-            (status, headers) = head
+            (_status, _headers) = head
         }
-        guard status == 101 else { return }
+        guard _status == 101 else { return }
         while raw.count >= 2 {
             let opcode = raw[0] & 0x0F
-            if raw[1] & 0x80 != 0 { violations.append("a masked frame from the server") }
+            if raw[1] & 0x80 != 0 { _violations.append("a masked frame from the server") }
             var length = Int(raw[1] & 0x7F)
             var offset = 2
             if length == 126 {
@@ -64,17 +87,17 @@ final class WebSocketTestClient: @unchecked Sendable {
             let payload = Array(raw[offset..<(offset + length)])
             raw.removeFirst(offset + length)
             switch opcode {
-            case 0x1: texts.append(String(decoding: payload, as: UTF8.self))
+            case 0x1: _texts.append(String(decoding: payload, as: UTF8.self))
             case 0x9:
-                pings += 1
-                if answerPings { _ = send(opcode: 0xA, payload: payload) }
+                _pings += 1
+                if answerPings { _ = sendFrame(opcode: 0xA, payload: payload) }
             case 0x8:
                 let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
-                close = (code, String(decoding: payload.dropFirst(2), as: UTF8.self))
+                _close = (code, String(decoding: payload.dropFirst(2), as: UTF8.self))
                 // Echoed, as a browser does, which lets the server close the connection.
-                if answerPings { send(opcode: 0x8, payload: Array(payload.prefix(2))) }
+                if answerPings { sendFrame(opcode: 0x8, payload: Array(payload.prefix(2))) }
             case 0xA: break
-            default: violations.append("opcode \(opcode)")
+            default: _violations.append("opcode \(opcode)")
             }
         }
     }
@@ -82,6 +105,12 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// Sends one masked frame (clients mask every frame).
     @discardableResult
     func send(opcode: UInt8, payload: [UInt8]) -> Bool {
+        lock.withLock { sendFrame(opcode: opcode, payload: payload) }
+    }
+
+    /// `send` with the lock held.
+    @discardableResult
+    private func sendFrame(opcode: UInt8, payload: [UInt8]) -> Bool {
         var frame: [UInt8] = [0x80 | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
@@ -109,9 +138,11 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// The next `count` text messages, waiting up to `timeout` for them (fewer if they do not come).
     func messages(_ count: Int, within timeout: Duration = .seconds(10)) async throws -> [String] {
         try? await wait(within: timeout, "\(count) messages") { $0.texts.count >= count }
-        let taken = Array(texts.prefix(count))
-        texts.removeFirst(taken.count)
-        return taken
+        return lock.withLock {
+            let taken = Array(_texts.prefix(count))
+            _texts.removeFirst(taken.count)
+            return taken
+        }
     }
 
     /// Whether a text message arrives within `duration` (it stays unread).
@@ -130,7 +161,7 @@ final class WebSocketTestClient: @unchecked Sendable {
     func wait(within timeout: Duration, _ what: String, until condition: (WebSocketTestClient) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
-            pump()
+            lock.withLock { pump() }
             if condition(self) { return }
             if closed { throw HeraldProcess.Failure("the connection closed before \(what)") }
             if ContinuousClock.now > deadline { throw HeraldProcess.Failure("no \(what) within \(timeout)") }
