@@ -8,6 +8,9 @@ public struct CurlJob: Sendable {
     public var body: CurlBody
     /// Called once, on the loop thread, when the transfer ends; must return quickly.
     public var completion: @Sendable (CurlCompletion) -> Void
+    /// Set when the lane sent it again on a fresh handle after curl gave up retrying (see
+    /// `CurlLane.curlGaveUpRetrying`): a second such end is the transfer's own and completes it.
+    var sentAgainOnAFreshHandle = false
 
     public init(url: String, headers: CurlHeaderList, body: CurlBody, completion: @escaping @Sendable (CurlCompletion) -> Void) {
         self.url = url
@@ -52,13 +55,16 @@ public struct CurlCounters: Sendable, Hashable {
     public var connections: Int = 0
     /// Connections shut down for answering nothing for a whole request timeout (see `CurlLane`).
     public var abandonedConnections: Int = 0
+    /// Transfers sent again on a fresh easy handle after curl gave up retrying them (see `CurlLane`).
+    public var sentAgain: Int = 0
 
     public init(
         easyHandles: Int, inFlight: Int, queued: Int, completed: Int, rounds: Int = 0, connections: Int = 0,
-        abandonedConnections: Int = 0
+        abandonedConnections: Int = 0, sentAgain: Int = 0
     ) {
         self.connections = connections
         self.abandonedConnections = abandonedConnections
+        self.sentAgain = sentAgain
         self.easyHandles = easyHandles
         self.inFlight = inFlight
         self.queued = queued

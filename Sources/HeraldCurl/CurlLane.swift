@@ -49,6 +49,8 @@ final class CurlLane: @unchecked Sendable {
     private var lastAnswer = DispatchTime.now().uptimeNanoseconds
     private let silenceLimit: UInt64
     private var abandonedCount = 0
+    /// Jobs sent again on a fresh handle after curl gave up retrying them (`curlGaveUpRetrying`).
+    private var sentAgainCount = 0
 
     /// `name` names the lane's thread (`herald-apns-curl-1`); `stoppedText` is the error text of the
     /// transfers that end because the loop stopped. `connections` is per host; `hosts` (1 for a service
@@ -229,6 +231,14 @@ final class CurlLane: @unchecked Sendable {
                 body: easy.responseBody, headers: easy.capturedHeaders,
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
+            if Self.curlGaveUpRetrying(code, completion.errorText), !job.sentAgainOnAFreshHandle {
+                // The handle's retries are spent (freed here); the job goes first on a fresh one.
+                var again = job
+                again.sentAgainOnAFreshHandle = true
+                waiting.prepend(again)
+                sentAgainCount += 1
+                continue
+            }
             if idle.count < window.full { idle.append(easy) }
             noteAnswer(code)
             window.note(completion, connectionsChanged: connectionsChanged)
@@ -264,11 +274,25 @@ final class CurlLane: @unchecked Sendable {
         let counters = CurlCounters(
             easyHandles: active.count + idle.count, inFlight: active.count,
             queued: waiting.count, completed: completedCount, rounds: rounds, connections: sockets.open.count,
-            abandonedConnections: abandonedCount)
+            abandonedConnections: abandonedCount, sentAgain: sentAgainCount)
         shared.withLock { state in
             state.counters = counters
             state.counters.queued += state.queue.count
         }
+    }
+
+    /// libcurl sends a request again on a new connection when its stream was refused (REFUSED_STREAM, or
+    /// a GOAWAY that did not cover it) or its reused connection died before any answer byte, at most five
+    /// times, and then fails it with "Connection died, tried 5 times before giving up". But it counts those
+    /// retries per easy handle for the handle's whole life (curl 7.88 and 8.x reset the count only in
+    /// `curl_easy_reset` or when it fires), and the lane reuses handles for hours: a handle's sixth such
+    /// retry failed a send that had met none before. So a transfer that ends this way is sent again once,
+    /// on a fresh handle: the same resend curl makes for the first five, under the same condition (no byte
+    /// of an answer came). If it ends this way again, the five retries were its own and it fails.
+    /// Recognised by curl's text for that failure; a curl that words it otherwise only loses the resend
+    /// (the send fails as a lost connection, which the caller may retry).
+    static func curlGaveUpRetrying(_ code: CURLcode, _ text: String) -> Bool {
+        (code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR) && text.hasPrefix("Connection died, tried")
     }
 
     private func complete(_ job: CurlJob, _ completion: CurlCompletion) {

@@ -84,6 +84,7 @@ public final class CurlMultiLoop: Sendable {
             total.rounds += counters.rounds
             total.connections += counters.connections
             total.abandonedConnections += counters.abandonedConnections
+            total.sentAgain += counters.sentAgain
         }
         return total
     }

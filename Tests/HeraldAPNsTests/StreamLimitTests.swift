@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldCurl
 import Testing
 
 /// Herald's APNs client against APNs's stream limits (the mock's `streamLimit` fault): one stream on a new
@@ -38,7 +39,10 @@ import Testing
         defer { client.shutdown() }
         let outcomes = await client.sendAll((0..<count).map { Fixtures.notification($0) })
         let stats = mock.stats()
-        let figures = "streamsRefused \(stats.streamsRefused), connectionsOpened \(stats.connectionsOpened): \(stats)"
+        let failed = outcomes.values.filter { if case .failed = $0 { true } else { false } }
+        let figures =
+            "streamsRefused \(stats.streamsRefused), connectionsOpened \(stats.connectionsOpened), "
+            + "failed \(failed.prefix(3)): \(stats)"
         #expect(outcomes.count == count, "every notification gets exactly one outcome")
         let delivered = Set(outcomes.filter { $0.value.isDelivered }.keys)
         let rejected = Set(outcomes.filter { $0.value.status == 410 && $0.value.reason == .known(.unregistered) }.keys)
@@ -99,6 +103,28 @@ import Testing
         #expect(stats.streamsRefused == 0, "\(figures)")
         #expect(stats.connectionsOpened <= 2 + stats.goAwaysSent, "one new connection per GOAWAY: \(figures)")
         #expect(stats.maxConcurrentStreams > 100, "the wide limit was used: \(figures)")
+        try await mock.shutdown()
+    }
+
+    /// libcurl sends a refused stream again on a new connection, but counts those retries per easy handle for
+    /// the handle's whole life, and on the sixth fails the transfer ("Connection died, tried 5 times before
+    /// giving up", curl 7.88), so a client that reuses its handles would fail a send after five refusals spread
+    /// over hours. One connection of one stream reuses one handle; the mock refuses every second stream of each
+    /// connection, so that handle meets a refusal every other send. (Seen in CI: one send of 5,000 failed in
+    /// `refusedStreamsCostNoNotification`; before the fix, 40 sends here had five failures.)
+    @Test func aHandleThatMetManyRefusalsStillSends() async throws {
+        let count = 24
+        let mock = try await Fixtures.mock(.tls)
+        mock.setFaults(APNsMockFaults(refuseEveryNthStream: 2))
+        let client = try Fixtures.client(for: mock, connections: 1, streams: 1, requestTimeout: .seconds(60))
+        defer { client.shutdown() }
+        let outcomes = await client.sendAll((0..<count).map { Fixtures.notification($0) })
+        let stats = mock.stats()
+        let failed = outcomes.values.filter { if case .failed = $0 { true } else { false } }
+        let figures = "failed \(failed.prefix(3)), sent again \(client.counters.sentAgain): \(stats)"
+        Self.expectEachEndedOnce(outcomes, count: count, unregistered: [], mock: mock, figures)
+        #expect(stats.streamsRefused >= count / 2, "the handle met a refusal every other send: \(figures)")
+        #expect(client.counters.sentAgain >= 1, "curl gave up at least once and the lane sent again: \(figures)")
         try await mock.shutdown()
     }
 
