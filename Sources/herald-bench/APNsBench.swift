@@ -39,6 +39,8 @@ struct APNsBench: AsyncParsableCommand {
     var tokenLength: Int = 64
     @Option(help: "Payload file (JSON); default a small alert.")
     var payload: String?
+    @Option(name: .customLong("in-flight"), help: "Sends submitted and not yet read at once; default connections × streams.")
+    var inFlight: Int?
     @Option(help: "Notifications sent first and not timed, to open connections.")
     var warmup: Int = 2_000
 
@@ -65,7 +67,7 @@ struct APNsBench: AsyncParsableCommand {
 
         let figures = await ClientBenchFigures.measure(count: count, warmup: warmup) { count in
             await ClientBenchRun.run(
-                client.makeSendStream(of: UInt64.self), count: count,
+                client.makeSendStream(of: UInt64.self, maxInFlight: inFlight), count: count,
                 request: { APNsNotification(deviceToken: tokens.token($0), payload: shared, topic: topic) },
                 classify: Self.classify)
         }

@@ -26,6 +26,8 @@ struct FCMBench: AsyncParsableCommand {
     var streams: Int = 100
     @Option(help: "The message object without its token (JSON); default a notification with a title and a body.")
     var message: String?
+    @Option(name: .customLong("in-flight"), help: "Sends submitted and not yet read at once; default connections × streams.")
+    var inFlight: Int?
     @Option(help: "Messages sent first and not timed, to fetch the access token and open connections.")
     var warmup: Int = 2_000
 
@@ -41,7 +43,7 @@ struct FCMBench: AsyncParsableCommand {
         defer { client.shutdown() }
 
         let figures = await ClientBenchFigures.measure(count: count, warmup: warmup) { count in
-            let stream = SendStream<FCMBenchRequest, FCMOutcome, UInt64>(maxInFlight: configuration.maxInFlight) {
+            let stream = SendStream<FCMBenchRequest, FCMOutcome, UInt64>(maxInFlight: inFlight ?? configuration.maxInFlight) {
                 request, completion in
                 client.send(token: request.token, body: request.body, completion: completion)
             }

@@ -32,8 +32,9 @@ public struct APNsClientConfiguration: Sendable {
         self.clock = clock
     }
 
-    /// Most notifications that can be on the wire at once.
-    public var maxInFlight: Int { connections * streamsPerConnection }
+    /// Most notifications submitted and not yet completed at once: the connections' streams and as many again
+    /// waiting in the client (`CurlMultiLoop.maxInFlight`).
+    public var maxInFlight: Int { CurlMultiLoop.maxInFlight(connections: connections, streamsPerConnection: streamsPerConnection) }
 
     func validated() throws(APNsConfigurationError) -> CurlOptions {
         if let problem = Self.width.problem(connections: connections, streams: streamsPerConnection, service: "APNs") {

@@ -38,8 +38,9 @@ public struct FCMClientConfiguration: Sendable {
         self.clock = clock
     }
 
-    /// Most messages that can be on the wire at once.
-    public var maxInFlight: Int { connections * streamsPerConnection }
+    /// Most messages submitted and not yet completed at once: the connections' streams and as many again
+    /// waiting in the client (`CurlMultiLoop.maxInFlight`).
+    public var maxInFlight: Int { CurlMultiLoop.maxInFlight(connections: connections, streamsPerConnection: streamsPerConnection) }
 
     /// The base URL without a trailing slash.
     var base: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }

@@ -433,7 +433,8 @@ import Testing
                     connections: 2, streamsPerConnection: 500))
         let client = try apns.clientConfiguration()
         #expect(client.environment == .production)
-        #expect(client.maxInFlight == 1000)
+        #expect(client.connections == 2 && client.streamsPerConnection == 500)
+        #expect(client.maxInFlight == 2 * 1000, "a window on the wire and as many waiting")
     }
 
     @Test func customEnvironmentAndCertificateAuth() throws {
