@@ -80,6 +80,9 @@ final class CurlEasy {
 
     /// Points the handle at one request. `headers` and `body` must stay alive until the
     /// transfer ends (the job holds them).
+    /// Transfers started on this handle since it was made (curl's retry count covers them all).
+    var transfers = 0
+
     func prepare(url: String, headers: CurlHeaderList, body payload: CurlBody) -> Bool {
         responseBody.removeAll(keepingCapacity: true)
         // Emptied: a value with no values (the names are shared, not copied).

@@ -8,9 +8,9 @@ public struct CurlJob: Sendable {
     public var body: CurlBody
     /// Called once, on the loop thread, when the transfer ends; must return quickly.
     public var completion: @Sendable (CurlCompletion) -> Void
-    /// Set when the lane sent it again on a fresh handle after curl gave up retrying (see
-    /// `CurlLane.curlGaveUpRetrying`): a second such end is the transfer's own and completes it.
-    var sentAgainOnAFreshHandle = false
+    /// Set when curl gave up retrying it on a handle that had served other transfers: the lane sends it
+    /// again on a handle made for it (see `CurlLane.curlGaveUpRetrying`).
+    var needsNewHandle = false
 
     public init(url: String, headers: CurlHeaderList, body: CurlBody, completion: @escaping @Sendable (CurlCompletion) -> Void) {
         self.url = url
@@ -55,7 +55,7 @@ public struct CurlCounters: Sendable, Hashable {
     public var connections: Int = 0
     /// Connections shut down for answering nothing for a whole request timeout (see `CurlLane`).
     public var abandonedConnections: Int = 0
-    /// Transfers sent again on a fresh easy handle after curl gave up retrying them (see `CurlLane`).
+    /// Transfers sent again on a new easy handle after curl gave up retrying them (see `CurlLane`).
     public var sentAgain: Int = 0
 
     public init(

@@ -49,7 +49,7 @@ final class CurlLane: @unchecked Sendable {
     private var lastAnswer = DispatchTime.now().uptimeNanoseconds
     private let silenceLimit: UInt64
     private var abandonedCount = 0
-    /// Jobs sent again on a fresh handle after curl gave up retrying them (`curlGaveUpRetrying`).
+    /// Jobs sent again on a new handle after curl gave up retrying them (`curlGaveUpRetrying`).
     private var sentAgainCount = 0
 
     /// `name` names the lane's thread (`herald-apns-curl-1`); `stoppedText` is the error text of the
@@ -194,7 +194,7 @@ final class CurlLane: @unchecked Sendable {
 
     private func attach(_ job: CurlJob) {
         let easy: CurlEasy
-        if let reused = idle.popLast() {
+        if !job.needsNewHandle, let reused = idle.popLast() {
             easy = reused
         } else {
             do {
@@ -209,6 +209,7 @@ final class CurlLane: @unchecked Sendable {
             complete(job, failure(code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "libcurl could not take the request"))
             return
         }
+        easy.transfers &+= 1
         let added = curl_multi_add_handle(multi, easy.handle)
         guard added == CURLM_OK else {
             idle.append(easy)
@@ -221,6 +222,7 @@ final class CurlLane: @unchecked Sendable {
     private func drainFinished() {
         let connectionsChanged = window.noteSocketEvents(sockets.openedCount &+ sockets.closedCount)
         var finished: [(CurlJob, CurlCompletion)] = []
+        var sentAgain = false
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
             guard ccurl_msg_is_done(message) != 0, let handle = ccurl_msg_easy(message) else { continue }
@@ -231,12 +233,14 @@ final class CurlLane: @unchecked Sendable {
                 body: easy.responseBody, headers: easy.capturedHeaders,
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
-            if Self.curlGaveUpRetrying(code, completion.errorText), !job.sentAgainOnAFreshHandle {
-                // The handle's retries are spent (freed here); the job goes first on a fresh one.
+            if Self.curlGaveUpRetrying(code, completion.errorText), easy.transfers > 1 {
+                // Retries of earlier transfers may be in the count: the handle is freed here, and the job
+                // goes first, on a handle made for it.
                 var again = job
-                again.sentAgainOnAFreshHandle = true
+                again.needsNewHandle = true
                 waiting.prepend(again)
                 sentAgainCount += 1
+                sentAgain = true
                 continue
             }
             if idle.count < window.full { idle.append(easy) }
@@ -246,7 +250,8 @@ final class CurlLane: @unchecked Sendable {
             finished.append((job, completion))
         }
         applyWindow()
-        guard !finished.isEmpty else { return }
+        // A job sent again is attached now, not after the next poll (up to a second when all is quiet).
+        guard !finished.isEmpty || sentAgain else { return }
         // Refill the window before running completions, and publish counters first, so whoever a
         // completion wakes sees them settled.
         attachWaiting()
@@ -284,11 +289,13 @@ final class CurlLane: @unchecked Sendable {
     /// libcurl sends a request again on a new connection when its stream was refused (REFUSED_STREAM, or
     /// a GOAWAY that did not cover it) or its reused connection died before any answer byte, at most five
     /// times, and then fails it with "Connection died, tried 5 times before giving up". But it counts those
-    /// retries per easy handle for the handle's whole life (curl 7.88 and 8.x reset the count only in
+    /// retries per easy handle for the handle's whole life (curl 7.88 resets the count only in
     /// `curl_easy_reset` or when it fires), and the lane reuses handles for hours: a handle's sixth such
-    /// retry failed a send that had met none before. So a transfer that ends this way is sent again once,
-    /// on a fresh handle: the same resend curl makes for the first five, under the same condition (no byte
-    /// of an answer came). If it ends this way again, the five retries were its own and it fails.
+    /// retry failed a send that had met none before. So a transfer that ends this way on a handle that had
+    /// served earlier transfers is sent again on a handle made for it (not one from the idle pool, whose
+    /// counts may be as high): the resend curl makes for a transfer's first five, under the same condition
+    /// (no byte of an answer came). On a handle that served only this transfer (a new one, or the one it
+    /// was sent again on) the five retries were all its own, and it fails as curl meant.
     /// Recognised by curl's text for that failure; a curl that words it otherwise only loses the resend
     /// (the send fails as a lost connection, which the caller may retry).
     static func curlGaveUpRetrying(_ code: CURLcode, _ text: String) -> Bool {

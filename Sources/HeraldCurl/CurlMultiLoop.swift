@@ -56,9 +56,9 @@ public final class CurlMultiLoop: Sendable {
     /// caller that cost FCM at 2 × 100 about a tenth of its rate against plain C on libcurl (88% of it
     /// against 101% with twice the window, the same run: BENCHMARKS.md section 27). Waiting sends do not
     /// run their request timeout (it starts when curl takes them), and what reaches curl is still the
-    /// window (`CurlWindow`). `hosts` multiplies it as it does the connections.
-    public static func maxInFlight(connections: Int, streamsPerConnection: Int, hosts: Int = 1) -> Int {
-        2 * max(1, connections) * max(1, streamsPerConnection) * max(1, hosts)
+    /// window (`CurlWindow`). A lane's window does not grow with Web Push's hosts, so neither does this.
+    public static func maxInFlight(connections: Int, streamsPerConnection: Int) -> Int {
+        2 * max(1, connections) * max(1, streamsPerConnection)
     }
 
     /// How many threads the loop runs.

@@ -39,7 +39,9 @@ struct APNsBench: AsyncParsableCommand {
     var tokenLength: Int = 64
     @Option(help: "Payload file (JSON); default a small alert.")
     var payload: String?
-    @Option(name: .customLong("in-flight"), help: "Sends submitted and not yet read at once; default connections × streams.")
+    @Option(
+        name: .customLong("in-flight"),
+        help: "Sends submitted and not yet read at once; default twice connections × streams (the client's own).")
     var inFlight: Int?
     @Option(help: "Notifications sent first and not timed, to open connections.")
     var warmup: Int = 2_000

@@ -26,7 +26,9 @@ struct FCMBench: AsyncParsableCommand {
     var streams: Int = 100
     @Option(help: "The message object without its token (JSON); default a notification with a title and a body.")
     var message: String?
-    @Option(name: .customLong("in-flight"), help: "Sends submitted and not yet read at once; default connections × streams.")
+    @Option(
+        name: .customLong("in-flight"),
+        help: "Sends submitted and not yet read at once; default twice connections × streams (the client's own).")
     var inFlight: Int?
     @Option(help: "Messages sent first and not timed, to fetch the access token and open connections.")
     var warmup: Int = 2_000

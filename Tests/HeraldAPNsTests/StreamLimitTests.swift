@@ -112,18 +112,20 @@ import Testing
     /// over hours. One connection of one stream reuses one handle; the mock refuses every second stream of each
     /// connection, so that handle meets a refusal every other send. (Seen in CI: one send of 5,000 failed in
     /// `refusedStreamsCostNoNotification`; before the fix, 40 sends here had five failures.)
-    @Test func aHandleThatMetManyRefusalsStillSends() async throws {
-        let count = 24
+    /// With eight streams the lane keeps idle handles whose counts grow too (a send curl gave up on goes
+    /// again on a handle made for it, not one from the pool; 48 sends are too few to show that difference).
+    @Test(arguments: [(streams: 1, count: 24), (streams: 8, count: 48)])
+    func aHandleThatMetManyRefusalsStillSends(streams: Int, count: Int) async throws {
         let mock = try await Fixtures.mock(.tls)
         mock.setFaults(APNsMockFaults(refuseEveryNthStream: 2))
-        let client = try Fixtures.client(for: mock, connections: 1, streams: 1, requestTimeout: .seconds(60))
+        let client = try Fixtures.client(for: mock, connections: 1, streams: streams, requestTimeout: .seconds(60))
         defer { client.shutdown() }
         let outcomes = await client.sendAll((0..<count).map { Fixtures.notification($0) })
         let stats = mock.stats()
         let failed = outcomes.values.filter { if case .failed = $0 { true } else { false } }
         let figures = "failed \(failed.prefix(3)), sent again \(client.counters.sentAgain): \(stats)"
         Self.expectEachEndedOnce(outcomes, count: count, unregistered: [], mock: mock, figures)
-        #expect(stats.streamsRefused >= count / 2, "the handle met a refusal every other send: \(figures)")
+        #expect(stats.streamsRefused >= count / 4, "a refusal every other stream: \(figures)")
         #expect(client.counters.sentAgain >= 1, "curl gave up at least once and the lane sent again: \(figures)")
         try await mock.shutdown()
     }

@@ -10,7 +10,8 @@ public struct APNsClientConfiguration: Sendable {
     /// Concurrent streams per connection (APNs allows up to 1000; curl's own default is 100).
     public var streamsPerConnection: Int
     public var connectTimeout: Duration
-    /// From queueing to answer: a transfer waiting for a free stream spends this too.
+    /// From when the client hands the send to curl to its answer: a send curl holds for a free stream
+    /// spends it too, one waiting in the client for room in the window (`maxInFlight`) does not.
     public var requestTimeout: Duration
     /// Where the provider token's `iat` comes from.
     public var clock: any WallClock

@@ -12,7 +12,7 @@ extension SendDelivery where Request == APNsNotification {
 public typealias APNsSendStream<Tag: Sendable> = SendStream<APNsNotification, APNsOutcome, Tag>
 
 extension APNsClient {
-    /// A fan-out stream over this client; the window defaults to every stream of every connection.
+    /// A fan-out stream over this client; the window defaults to the client's `maxInFlight`.
     public func makeSendStream<Tag: Sendable>(of tag: Tag.Type = Tag.self, maxInFlight: Int? = nil) -> APNsSendStream<Tag> {
         APNsSendStream(maxInFlight: maxInFlight ?? configuration.maxInFlight) { [self] notification, completion in
             send(notification, completion: completion)

@@ -35,7 +35,8 @@ public protocol PushClient: Sendable {
     var provider: PushProvider { get }
     /// The sender for a message with these contents, or nil when they have nothing for this provider.
     func sender(for contents: MessageContents) -> (any MessageSender)?
-    /// How many sends it keeps in flight at most (every stream of every connection).
+    /// How many sends it takes at most before their outcomes are read: every stream of every connection,
+    /// and as many again waiting in the client (`CurlMultiLoop.maxInFlight`).
     var maxInFlight: Int { get }
     /// Closes every connection; sends still pending end as cancelled.
     func shutdown()

@@ -13,7 +13,9 @@ public struct FCMClientConfiguration: Sendable {
     /// Concurrent streams per connection (Google's front ends allow 100).
     public var streamsPerConnection: Int
     public var connectTimeout: Duration
-    /// From queueing to answer, for sends and for token requests.
+    /// From when the client hands the send to curl to its answer: a send curl holds for a free stream
+    /// spends it too, one waiting in the client for room in the window (`maxInFlight`) does not.
+    /// The same bound applies to token requests.
     public var requestTimeout: Duration
     /// Where token expiry and the assertion's `iat` come from.
     public var clock: any WallClock

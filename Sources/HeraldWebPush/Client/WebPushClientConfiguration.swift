@@ -18,7 +18,8 @@ public struct WebPushClientConfiguration: Sendable {
     /// all (`connections` × `services`).
     public var services: Int
     public var connectTimeout: Duration
-    /// From queueing to answer.
+    /// From when the client hands the send to curl to its answer: a send curl holds for a free stream
+    /// spends it too, one waiting in the client for room in the window (`maxInFlight`) does not.
     public var requestTimeout: Duration
     /// Where the VAPID tokens' expiry comes from.
     public var clock: any WallClock

@@ -43,6 +43,9 @@ final class WebSocketTestClient: @unchecked Sendable {
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         _ = connection.send(Array(request.utf8))
+        // An unstructured task, in a test client only: it must outlive every call the test makes, as a
+        // browser's network stack does; it holds the client weakly and ends when the connection closes
+        // or the client goes (deinit cancels it).
         reader = Task.detached { [weak self] in
             while let client = self, !Task.isCancelled {
                 if client.lock.withLock({ client.pump() }) { return }
@@ -161,9 +164,14 @@ final class WebSocketTestClient: @unchecked Sendable {
     func wait(within timeout: Duration, _ what: String, until condition: (WebSocketTestClient) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
-            lock.withLock { pump() }
+            _ = lock.withLock { pump() }
             if condition(self) { return }
-            if closed { throw HeraldProcess.Failure("the connection closed before \(what)") }
+            // Read again once closed: the reader may have parsed the last frames and the end together
+            // between the two reads above.
+            if closed {
+                if condition(self) { return }
+                throw HeraldProcess.Failure("the connection closed before \(what)")
+            }
             if ContinuousClock.now > deadline { throw HeraldProcess.Failure("no \(what) within \(timeout)") }
             try await Task.sleep(for: .milliseconds(5))
         }
