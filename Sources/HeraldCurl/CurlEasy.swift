@@ -83,6 +83,22 @@ final class CurlEasy {
     /// Transfers started on this handle since it was made (curl's retry count covers them all).
     var transfers = 0
 
+    /// libcurl sends a request again on a new connection when its stream was refused (REFUSED_STREAM, or
+    /// a GOAWAY that did not cover it) or its reused connection died before any answer byte, at most five
+    /// times, and then fails it with "Connection died, tried 5 times before giving up". But it counts those
+    /// retries per easy handle for the handle's whole life (curl 7.88 resets the count only in
+    /// `curl_easy_reset` or when it fires), and the lane reuses handles for hours: a handle's sixth such
+    /// retry failed a send that had met none before. So a transfer that ends this way on a handle that had
+    /// served earlier transfers is sent again on a handle made for it (not one from the idle pool, whose
+    /// counts may be as high): the resend curl makes for a transfer's first five, under the same condition
+    /// (no byte of an answer came). On a handle that served only this transfer (a new one, or the one it
+    /// was sent again on) the five retries were all its own, and it fails as curl meant.
+    /// Recognised by curl's text for that failure; a curl that words it otherwise only loses the resend
+    /// (the send fails as a lost connection, which the caller may retry).
+    func curlGaveUpOnRetriesOfEarlierTransfers(_ code: CURLcode, _ text: String) -> Bool {
+        transfers > 1 && (code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR) && text.hasPrefix("Connection died, tried")
+    }
+
     func prepare(url: String, headers: CurlHeaderList, body payload: CurlBody) -> Bool {
         responseBody.removeAll(keepingCapacity: true)
         // Emptied: a value with no values (the names are shared, not copied).

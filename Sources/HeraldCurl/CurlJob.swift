@@ -9,7 +9,7 @@ public struct CurlJob: Sendable {
     /// Called once, on the loop thread, when the transfer ends; must return quickly.
     public var completion: @Sendable (CurlCompletion) -> Void
     /// Set when curl gave up retrying it on a handle that had served other transfers: the lane sends it
-    /// again on a handle made for it (see `CurlLane.curlGaveUpRetrying`).
+    /// again on a handle made for it (see `CurlEasy.curlGaveUpOnRetriesOfEarlierTransfers`).
     var needsNewHandle = false
 
     public init(url: String, headers: CurlHeaderList, body: CurlBody, completion: @escaping @Sendable (CurlCompletion) -> Void) {

@@ -49,7 +49,7 @@ final class CurlLane: @unchecked Sendable {
     private var lastAnswer = DispatchTime.now().uptimeNanoseconds
     private let silenceLimit: UInt64
     private var abandonedCount = 0
-    /// Jobs sent again on a new handle after curl gave up retrying them (`curlGaveUpRetrying`).
+    /// Jobs sent again on a new handle after curl gave up retrying them (`CurlEasy.curlGaveUpOnRetriesOfEarlierTransfers`).
     private var sentAgainCount = 0
 
     /// `name` names the lane's thread (`herald-apns-curl-1`); `stoppedText` is the error text of the
@@ -233,7 +233,7 @@ final class CurlLane: @unchecked Sendable {
                 body: easy.responseBody, headers: easy.capturedHeaders,
                 errorText: code == CURLE_OK ? "" : easy.errorText(code))
             curl_multi_remove_handle(multi, handle)
-            if Self.curlGaveUpRetrying(code, completion.errorText), easy.transfers > 1 {
+            if easy.curlGaveUpOnRetriesOfEarlierTransfers(code, completion.errorText) {
                 // Retries of earlier transfers may be in the count: the handle is freed here, and the job
                 // goes first, on a handle made for it.
                 var again = job
@@ -284,22 +284,6 @@ final class CurlLane: @unchecked Sendable {
             state.counters = counters
             state.counters.queued += state.queue.count
         }
-    }
-
-    /// libcurl sends a request again on a new connection when its stream was refused (REFUSED_STREAM, or
-    /// a GOAWAY that did not cover it) or its reused connection died before any answer byte, at most five
-    /// times, and then fails it with "Connection died, tried 5 times before giving up". But it counts those
-    /// retries per easy handle for the handle's whole life (curl 7.88 resets the count only in
-    /// `curl_easy_reset` or when it fires), and the lane reuses handles for hours: a handle's sixth such
-    /// retry failed a send that had met none before. So a transfer that ends this way on a handle that had
-    /// served earlier transfers is sent again on a handle made for it (not one from the idle pool, whose
-    /// counts may be as high): the resend curl makes for a transfer's first five, under the same condition
-    /// (no byte of an answer came). On a handle that served only this transfer (a new one, or the one it
-    /// was sent again on) the five retries were all its own, and it fails as curl meant.
-    /// Recognised by curl's text for that failure; a curl that words it otherwise only loses the resend
-    /// (the send fails as a lost connection, which the caller may retry).
-    static func curlGaveUpRetrying(_ code: CURLcode, _ text: String) -> Bool {
-        (code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR) && text.hasPrefix("Connection died, tried")
     }
 
     private func complete(_ job: CurlJob, _ completion: CurlCompletion) {
