@@ -99,3 +99,26 @@ struct ProcessStat {
         cpuSeconds = (user + system) / 100
     }
 }
+
+/// The whole machine's CPU so far, from /proc/stat's first line: idle (with iowait) and all ticks. Two readings
+/// give the cores' worth of CPU everything on the machine used between them (`busyCores(since:)`), which tells
+/// a run that kept every core busy from one that waited.
+struct MachineCPU {
+    let idleTicks: Double
+    let totalTicks: Double
+
+    init() {
+        let line = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?.split(separator: "\n").first ?? ""
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        idleTicks = ticks.count > 4 ? ticks[3] + ticks[4] : 0
+        totalTicks = ticks.reduce(0, +)
+    }
+
+    /// Cores' worth of CPU used since `earlier` (0 when /proc/stat cannot be read).
+    func busyCores(since earlier: MachineCPU) -> Double {
+        let total = totalTicks - earlier.totalTicks
+        guard total > 0 else { return 0 }
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        return cores * (1 - (idleTicks - earlier.idleTicks) / total)
+    }
+}

@@ -45,6 +45,8 @@ struct ClientBenchFigures {
     let count: Int
     let seconds: Double
     let cpuSeconds: Double
+    /// Cores' worth of CPU the whole machine used during the timed run (the server too, when it runs here).
+    let machineCores: Double
     let run: ClientBenchRun
     /// Latencies in milliseconds, sorted.
     private let sorted: [Double]
@@ -53,16 +55,20 @@ struct ClientBenchFigures {
     static func measure(count: Int, warmup: Int, _ body: (Int) async throws -> ClientBenchRun) async rethrows -> ClientBenchFigures {
         if warmup > 0 { _ = try await body(warmup) }
         let cpuBefore = processCPUSeconds()
+        let machineBefore = MachineCPU()
         let started = ContinuousClock.now
         let run = try await body(count)
         let seconds = (ContinuousClock.now - started).seconds
-        return ClientBenchFigures(count: count, seconds: seconds, cpuSeconds: processCPUSeconds() - cpuBefore, run: run)
+        return ClientBenchFigures(
+            count: count, seconds: seconds, cpuSeconds: processCPUSeconds() - cpuBefore,
+            machineCores: MachineCPU().busyCores(since: machineBefore), run: run)
     }
 
-    private init(count: Int, seconds: Double, cpuSeconds: Double, run: ClientBenchRun) {
+    private init(count: Int, seconds: Double, cpuSeconds: Double, machineCores: Double, run: ClientBenchRun) {
         self.count = count
         self.seconds = seconds
         self.cpuSeconds = cpuSeconds
+        self.machineCores = machineCores
         self.run = run
         sorted = run.latencies.sorted().map { Double($0) / 1e6 }
     }
@@ -79,7 +85,9 @@ struct ClientBenchFigures {
     func printRate(unit: String, each: String) {
         print("elapsed: \(format(seconds, 3)) s   rate: \(format(Double(count) / seconds, 0)) \(unit)/s")
         print("latency: p50 \(format(latency(0.5), 2)) ms   p99 \(format(latency(0.99), 2)) ms   max \(format(latency(1.0), 2)) ms")
-        print("client CPU: \(format(cpuSeconds, 2)) s (\(format(cpuSeconds / Double(count) * 1e6, 1)) µs per \(each))")
+        print(
+            "client CPU: \(format(cpuSeconds, 2)) s (\(format(cpuSeconds / Double(count) * 1e6, 1)) µs per \(each)); "
+                + "machine busy (cores) \(format(machineCores, 2))")
     }
 
     /// The outcomes line, and the first error of each failing kind.

@@ -29,6 +29,12 @@ struct Populate: AsyncParsableCommand {
     @Option(help: "How expiration instants follow device numbers: registration (one fixed TTL) or random.")
     var expiryOrder: PopulationPlan.ExpiryOrder = .random
 
+    @Option(
+        help:
+            "How device ids follow device numbers: sequential (dev-000000001 …, what bench/get.lua names) or scattered (nine digits spread over the range, as apps' UUIDs are)."
+    )
+    var deviceIds: PopulationPlan.DeviceIdOrder = .sequential
+
     @Option(help: "App id the rows belong to.")
     var app = "bench"
 
@@ -57,7 +63,7 @@ struct Populate: AsyncParsableCommand {
         let plan = PopulationPlan(
             app: app, devices: devices, channelCount: channels, channelsPerDevice: channelsPerDevice,
             expiredShare: expired, expiringShare: expiring, expiryOrder: expiryOrder, now: SystemClock().now.milliseconds,
-            androidShare: androidPercent / 100)
+            androidShare: androidPercent / 100, deviceIdOrder: deviceIds)
         let clock = ContinuousClock()
         let start = clock.now
         try await withBackend(database) { backend in
@@ -91,3 +97,4 @@ struct Populate: AsyncParsableCommand {
 }
 
 extension PopulationPlan.ExpiryOrder: ExpressibleByArgument {}
+extension PopulationPlan.DeviceIdOrder: ExpressibleByArgument {}

@@ -1,7 +1,8 @@
 /// What `populate` writes, decided row by row from the device number alone, so a plan can be
 /// generated in any order and scripts (bench/get.lua) can name the devices it created.
 ///
-/// Device `n` (1-based) has the primary key `n`, the device id `dev-` + `n` in nine digits, and is
+/// Device `n` (1-based) has the primary key `n`, the device id `dev-` + nine digits (`n` itself, or `n`
+/// scattered over the range: `deviceIdOrder`), and is
 /// registered to `channelsPerDevice` consecutive channels out of `channelCount`. Whether its
 /// registrations expired, expire later or never expire follows a fixed scatter of `n`, so expired
 /// rows are spread over the whole table, as they would be in a real registry. When, within the past
@@ -35,7 +36,29 @@ struct PopulationPlan: Sendable {
     /// The scatter resolution: shares are exact for every full block of this many devices.
     static let scatterBlock = 10_000
 
+    /// How device ids follow device numbers (the keys a fan-out pages by).
+    var deviceIdOrder: DeviceIdOrder = .sequential
+
+    /// How device ids relate to device numbers, which is how close together a fan-out's delivery history
+    /// rows land in `deliveries_by_device` (app, device id, id): a page of recipients is consecutive keys.
+    enum DeviceIdOrder: String, Sendable, CaseIterable {
+        /// `dev-` and the number in nine digits: a page's history rows are neighbours in the index.
+        case sequential
+        /// `dev-` and nine digits scattered over the whole range (a fixed bijection of the number), as
+        /// the ids apps send (UUIDs) are: a page's history rows land all over the index.
+        case scattered
+    }
+
     var registrations: Int { devices * channelsPerDevice }
+
+    /// Device `n`'s id under this plan's order.
+    func deviceId(_ n: Int) -> String {
+        switch deviceIdOrder {
+        case .sequential: Self.deviceKey(n)
+        // 654,435,761 is coprime with 10^9, so the product modulo 10^9 is a bijection of the numbers.
+        case .scattered: Self.deviceKey((n &* 654_435_761) % 1_000_000_000)
+        }
+    }
 
     static func deviceKey(_ n: Int) -> String {
         let digits = String(n)

@@ -82,7 +82,7 @@ struct Populator {
             let rows = chunk.map { n -> SQLQueryString in
                 let device = Self.metadata(n, now: plan.now, android: plan.isAndroid(n))
                 return """
-                    (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
+                    (\(bind: n), \(bind: plan.app), \(bind: plan.deviceId(n)), \(bind: Self.newId()), \
                     \(bind: plan.deviceToken(n)), \(bind: plan.os(n)), \(bind: plan.now), \(bind: device.lastSeen), \(bind: device.active), \
                     \(bind: "install-\(n)"), \(bind: "Phone \(n)"), \(bind: device.model), \(bind: device.version), \
                     \(bind: AppVersion(device.version)?.key), \(bind: device.locale))
@@ -94,7 +94,7 @@ struct Populator {
         for chunk in Self.chunks(of: range, size: devicesPerStatement) where !metadata {
             let rows = chunk.map { n -> SQLQueryString in
                 """
-                (\(bind: n), \(bind: plan.app), \(bind: PopulationPlan.deviceKey(n)), \(bind: Self.newId()), \
+                (\(bind: n), \(bind: plan.app), \(bind: plan.deviceId(n)), \(bind: Self.newId()), \
                 \(bind: plan.deviceToken(n)), \(bind: plan.os(n)), \(bind: plan.now), \(bind: plan.now))
                 """
             }

@@ -166,6 +166,7 @@ struct PublishBench: AsyncParsableCommand {
             let before = mocks.accepted
             let cpuBefore = servers.map { $0.cpuSeconds() }
             let databaseBefore = databaseCPUSeconds()
+            let machineBefore = MachineCPU()
             let start = ContinuousClock.now
             let answer = try await BenchHTTP.send(
                 "POST", base.appendingPathComponent("\(app)/k-server/messaging/\(channel)"),
@@ -198,6 +199,7 @@ struct PublishBench: AsyncParsableCommand {
                 try await Task.sleep(for: .milliseconds(pollMilliseconds))
             }
             let seconds = (ContinuousClock.now - start).seconds
+            let machineCores = MachineCPU().busyCores(since: machineBefore)
             func count(_ name: String) -> String {
                 if case .integer(let value)? = status.field("deliveries")?.field(name) { return String(value) }
                 return "?"
@@ -208,7 +210,8 @@ struct PublishBench: AsyncParsableCommand {
             print(
                 "round \(round): \(delivered.total) notifications accepted\(split) in \(format(seconds, 2)) s = \(Int(Double(delivered.total) / seconds))/s; "
                     + "message targeted \(count("targeted")), sent \(count("sent")), failed \(count("failed")); peak RSS \(peak / 1024) MiB; "
-                    + "server CPU (cores) \(cores.joined(separator: " + "))\(databaseCores)")
+                    + "server CPU (cores) \(cores.joined(separator: " + "))\(databaseCores); machine busy (cores) \(format(machineCores, 2))"
+            )
         }
         return expected
     }
