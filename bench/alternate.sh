@@ -18,19 +18,7 @@ FCM_PORT=${HERALD_BENCH_FCM_PORT:-18199}
 CA=fixtures/tls/ca.crt
 KEY=(--key-file fixtures/keys/AuthKey_TESTKEY001.p8 --key-id TESTKEY001 --team-id TESTTEAM01)
 CEILING=$(curl_ceiling)
-PIDS=()
-trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
-
-# start_mock NAME PORT ARGS…: a release mock, waited for (10 s at most).
-start_mock() {
-    local name=$1 port=$2
-    shift 2
-    "$SCRATCH/release/$name" --port "$port" --no-control --no-record "$@" >"$WORK/$name.log" 2>&1 &
-    PIDS+=($!)
-    for _ in $(seq 1 100); do grep -q "listening" "$WORK/$name.log" && return 0; sleep 0.1; done
-    echo "$name did not start" >&2
-    return 1
-}
+trap 'kill "${MOCK_PIDS[@]}" 2>/dev/null || true' EXIT
 
 # The same requests as apns.sh and fcm.sh send.
 APNS_PAYLOAD="$WORK/apns-payload.json"
@@ -44,8 +32,8 @@ FCM_BODY="$WORK/fcm-body.json"
 printf '{"message":{"token":"%s","notification":{"title":"Herald","body":"benchmark"}}}' \
     "h2load-bench-device-01:APA91b$(printf 'x%.0s' $(seq 1 134))" >"$FCM_BODY"
 
-start_mock apns-mock "$APNS_PORT"
-start_mock fcm-mock "$FCM_PORT" --service-account fixtures/fcm/service-account.json
+start_mock apns-mock "$APNS_PORT" --no-control --no-record
+start_mock fcm-mock "$FCM_PORT" --no-control --no-record --service-account fixtures/fcm/service-account.json
 JWT=$("$HERALD_BENCH" apns-token "${KEY[@]}")
 ACCESS_TOKEN=$(timeout 30 "$HERALD_BENCH" fcm-token --service-account "$FCM_ACCOUNT" --ca "$CA")
 

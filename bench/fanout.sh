@@ -21,15 +21,12 @@ STREAMS=${HERALD_BENCH_FANOUT_STREAMS:-500}
 APNS_PORT=${HERALD_BENCH_APNS_PORT:-18197}
 KEY=(--key-file fixtures/keys/AuthKey_TESTKEY001.p8 --key-id TESTKEY001 --team-id TESTTEAM01)
 db="$WORK/fanout-$DEVICES.sqlite"
-MOCK_PID=""
-trap 'kill "$MOCK_PID" 2>/dev/null || true; remove_db "$db"' EXIT
+trap 'kill "${MOCK_PIDS[@]}" 2>/dev/null || true; remove_db "$db"' EXIT
 
 remove_db "$db"
 timeout 600 "$HERALD_BENCH" populate --database "sqlite://$db" --devices "$DEVICES" --channels 1 \
     --expired 0 --expiring 0 --device-ids "$IDS" --app bench | head -1
-"$SCRATCH/release/apns-mock" --port "$APNS_PORT" --no-control --no-record >"$WORK/apns-mock.log" 2>&1 &
-MOCK_PID=$!
-for _ in $(seq 1 100); do grep -q "listening" "$WORK/apns-mock.log" && break; sleep 0.1; done
+start_mock apns-mock "$APNS_PORT" --no-control --no-record
 
 echo "== the fan-out of $DEVICES devices (history $HISTORY, device ids $IDS) and the client alone in turn, 2 × $STREAMS, $ROUNDS rounds =="
 fan_sum=0 client_sum=0

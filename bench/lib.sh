@@ -137,6 +137,19 @@ fresh_pg() {
     psql "$HERALD_TEST_POSTGRES_URL" -qc "CREATE DATABASE $1" >/dev/null
 }
 
+# start_mock NAME PORT ARGS…: the release mock NAME on PORT with ARGS, its log in $WORK/NAME.log, waited for
+# (10 s at most); its PID is added to MOCK_PIDS for the caller's trap to stop.
+MOCK_PIDS=()
+start_mock() {
+    local name=$1 port=$2
+    shift 2
+    "$SCRATCH/release/$name" --port "$port" "$@" >"$WORK/$name.log" 2>&1 &
+    MOCK_PIDS+=($!)
+    for _ in $(seq 1 100); do grep -q "listening" "$WORK/$name.log" && return 0; sleep 0.1; done
+    echo "$name did not start" >&2
+    return 1
+}
+
 # curl_ceiling: builds bench/curl-ceiling.c (plain C on libcurl: the reference for Herald's clients) into
 # $WORK once and prints its path.
 curl_ceiling() {

@@ -7,7 +7,7 @@
 #   bench/run.sh sweep memory    # build, then only the named parts
 #   bench/run.sh callgrind       # instruction counts per notification and registration (not in the default list: ~7 min)
 #   bench/run.sh alternate       # the clients and plain C round by round in turn (not in the default list: ~12 min)
-#   bench/run.sh fanout          # the fan-out and the client alone in turn (not in the default list: ~6 min)
+#   bench/run.sh fanout          # the fan-out and the client alone in turn (not in the default list: ~5 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh

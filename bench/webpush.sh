@@ -21,7 +21,7 @@ URL="https://127.0.0.1:$MOCK_PORT"
 MOCK_PID=""
 trap '[ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null || true' EXIT
 
-start_mock() {
+restart_mock() {
     [ -n "$MOCK_PID" ] && { kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; }
     "$MOCK" serve --port "$MOCK_PORT" --no-control --no-record "$@" >"$WORK/webpush-mock.log" 2>&1 &
     MOCK_PID=$!
@@ -34,7 +34,7 @@ mkdir -p "$REQUEST"
 timeout 30 "$HERALD_BENCH" webpush --url "$URL" --ca "$CA" --write-request "$REQUEST"
 
 for mode in decrypt no-decrypt; do
-    if [ "$mode" = decrypt ]; then start_mock; else start_mock --no-decrypt; fi
+    if [ "$mode" = decrypt ]; then restart_mock; else restart_mock --no-decrypt; fi
     echo "== Web Push: herald-bench webpush vs h2load, $COUNT notifications, TLS, mock ($mode) on the same machine =="
     for streams in 100; do
         echo "-- 2 connections × $streams streams: herald-bench webpush (1,000 subscriptions in turn)"
