@@ -94,7 +94,11 @@ import Testing
         let (deliveredBy, failures) = await Self.sendUntilDelivered(Array(0..<count), through: client, label: "silent")
         #expect(deliveredBy.count == count)
         #expect(failures > 0, "the silent connection held sends back")
-        #expect(deliveredBy.values.allSatisfy { $0 <= 3 }, "delivered soon after the silence was noticed")
+        // Round 1 fills the connection until it falls silent, round 2 sends the rest on its replacement. A
+        // round more or two when the whole suite stalls a healthy connection past the timeout (that one is
+        // replaced too); a silent connection that is never replaced delivers nothing after round 1.
+        let rounds = Dictionary(grouping: deliveredBy.values, by: { $0 }).mapValues(\.count)
+        #expect(deliveredBy.values.allSatisfy { $0 <= 5 }, "delivered soon after the silence was noticed: \(rounds) by round")
         let recorded = mock.notifications().map(\.token)
         #expect(Set(recorded) == Set((0..<count).map(Fixtures.token)), "none lost")
         // Exactly once unless the machine stalled a healthy connection past the timeout (an answer that came
