@@ -7,7 +7,8 @@
 # PostgreSQL is a throwaway cluster from scripts/with-postgres.sh (fsync on, synchronous_commit on) on
 # the same cores. Run through bench/run.sh (it builds first), or alone after a release build:
 #   bash bench/postgres.sh
-# Environment: HERALD_BENCH_PG_DEVICES (default 100000), HERALD_BENCH_DURATION (default 15s), and lib.sh's.
+# Environment: HERALD_BENCH_PG_DEVICES (default 100000), HERALD_BENCH_DURATION (default 15s),
+# HERALD_BENCH_PG_REGISTRATION_ROUNDS (pairs of registration runs, default 1), and lib.sh's.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 if [ -z "${HERALD_TEST_POSTGRES_URL:-}" ]; then
@@ -20,15 +21,20 @@ cd "$BENCH_ROOT"
 
 DEVICES=${HERALD_BENCH_PG_DEVICES:-100000}
 DURATION=${HERALD_BENCH_DURATION:-15s}
+# Pairs of registration runs (SQLite, then PostgreSQL, each on a fresh database): the VM's speed drifts
+# within minutes, so more than one pair shows how far one ratio can be trusted.
+REGISTRATION_ROUNDS=${HERALD_BENCH_PG_REGISTRATION_ROUNDS:-1}
 ADMIN=$HERALD_TEST_POSTGRES_URL
 
 echo "== PostgreSQL $(psql "$ADMIN" -tAc 'SHOW server_version') beside SQLite (fsync $(psql "$ADMIN" -tAc 'SHOW fsync'), synchronous_commit $(psql "$ADMIN" -tAc 'SHOW synchronous_commit')) =="
 
 echo "== registrations over HTTP (wrk -t2 -c64 -d$DURATION, keep-alive, durable commits) =="
 SQLITE_DB="$WORK/pg-compare.sqlite"
-for backend in sqlite postgres; do
-    if [ $backend = sqlite ]; then remove_db "$SQLITE_DB"; DB=$SQLITE_DB; else fresh_pg herald_bench_reg; DB=$(pg_url herald_bench_reg); fi
-    measure_registrations "$backend:" "$DB" 64 "$DURATION"
+for round in $(seq 1 "$REGISTRATION_ROUNDS"); do
+    for backend in sqlite postgres; do
+        if [ $backend = sqlite ]; then remove_db "$SQLITE_DB"; DB=$SQLITE_DB; else fresh_pg herald_bench_reg; DB=$(pg_url herald_bench_reg); fi
+        measure_registrations "$backend:" "$DB" 64 "$DURATION"
+    done
 done
 remove_db "$SQLITE_DB"
 

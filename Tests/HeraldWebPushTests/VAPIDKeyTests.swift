@@ -49,5 +49,22 @@ import Testing
         #expect(Base64URL.decode("a+b/") == nil, "standard base64's alphabet")
         #expect(Base64URL.decode("abcde") == nil, "a length base64 cannot have")
         #expect(Base64URL.decode("") == [])
+        #expect(Base64URL.decode("BTBZ=MqHH6r4Tts7J_aSIgg") == nil, "padding inside the text")
+        #expect(Base64URL.decode("BTBZMqHH6r4Tts7J_aSIg===") == nil, "more padding than base64 has")
+        #expect(Base64URL.decode("BTBZ MqHH") == nil && Base64URL.decode("BTBZ\u{e9}qHH") == nil)
+    }
+
+    @Test func base64urlDecodesWhatFoundationEncodesForEveryLength() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let standard = Data(bytes).base64EncodedString()
+            let unpadded = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.decode(unpadded) == bytes, "\(unpadded)")
+            #expect(Base64URL.encode(bytes) == unpadded)
+            let padded = unpadded + String(repeating: "=", count: (4 - unpadded.count % 4) % 4)
+            #expect(Base64URL.decode(padded) == bytes, "\(padded)")
+        }
     }
 }
