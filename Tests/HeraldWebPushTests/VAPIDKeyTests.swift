@@ -51,7 +51,13 @@ import Testing
         #expect(Base64URL.decode("") == [])
         #expect(Base64URL.decode("BTBZ=MqHH6r4Tts7J_aSIgg") == nil, "padding inside the text")
         #expect(Base64URL.decode("BTBZMqHH6r4Tts7J_aSIg===") == nil, "more padding than base64 has")
-        #expect(Base64URL.decode("BTBZ MqHH") == nil && Base64URL.decode("BTBZ\u{e9}qHH") == nil)
+        // Eight bytes each, a length base64 can have, so only the character is refused.
+        #expect(Base64URL.decode("BTBZ MqH") == nil, "a space")
+        #expect(Base64URL.decode("BTBZ\u{e9}qH") == nil, "a character outside ASCII")
+        // RFC 4648's test vectors, unpadded as browsers send them.
+        #expect(Base64URL.decode("Zg") == Array("f".utf8) && Base64URL.decode("Zm8") == Array("fo".utf8))
+        #expect(Base64URL.decode("Zm9v") == Array("foo".utf8) && Base64URL.decode("Zm9vYmFy") == Array("foobar".utf8))
+        #expect(Base64URL.decode("-_8") == [0xFB, 0xFF], "the two characters base64url replaces")
     }
 
     @Test func base64urlDecodesWhatFoundationEncodesForEveryLength() {

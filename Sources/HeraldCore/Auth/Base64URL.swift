@@ -11,7 +11,7 @@ public enum Base64URL {
 
     /// The bytes of base64url text, padded or not; nil when it is not base64url (standard base64's `+`
     /// and `/` are refused, as a browser never sends them in a subscription's keys, and so is padding
-    /// anywhere but at the end). Decoded by hand: a Web Push send decodes its subscription's two keys, and
+    /// other than up to two trailing `=`). Decoded by hand: a Web Push send decodes its subscription's two keys, and
     /// Foundation's string replacements cost that a tenth of the sender's thread (BENCHMARKS.md section 29).
     public static func decode(_ text: String) -> [UInt8]? {
         var text = text
