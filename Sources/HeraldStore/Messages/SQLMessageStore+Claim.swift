@@ -49,36 +49,48 @@ extension SQLMessageStore {
                 taken.append((id, try row.decode(column: "slice", as: Int.self)))
             }
             guard !taken.isEmpty else { return ([ClaimedSlice](), fed) }
-            // One statement leases every slice taken (one per message), one reads their messages. The lease
-            // test is repeated here so PostgreSQL re-checks it on the locked rows.
+            // One statement leases every slice taken (one per message); their messages are read with it on
+            // PostgreSQL (a data-modifying CTE: one round trip fewer between a publish and its first send),
+            // by a second statement on SQLite. The lease test is repeated here so PostgreSQL re-checks it on
+            // the locked rows.
             let keys = taken.map { "(\(bind: $0.id), \(bind: $0.slice))" as SQLQueryString }.joined(separator: ", ")
-            let leased = try await db.raw(
-                """
+            let lease: SQLQueryString = """
                 UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
                     pending = 0, updated_at = \(now)
                 WHERE (message_id, slice) IN (\(keys)) AND done = \(bind: false)
                   AND (lease_until IS NULL OR lease_until < \(now))
-                RETURNING message_id, fanout_cursor, up_to_key, checkpoint_seq
+                RETURNING message_id AS lease_message, fanout_cursor AS lease_cursor, up_to_key AS lease_up_to,
+                    checkpoint_seq AS lease_sequence
                 """
-            ).all()
             // By message: each message has at most one slice taken.
             var leases: [String: any SQLRow] = [:]
-            for row in leased { leases[try row.decode(column: "message_id", as: String.self)] = row }
-            guard !leases.isEmpty else { return ([ClaimedSlice](), fed) }
-            let list = leases.keys.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
             var byID: [String: StoredMessage] = [:]
-            for row in try await db.raw("SELECT * FROM messages WHERE id IN (\(list))").all() {
-                let message = try Self.decode(row)
-                byID[message.id] = message
+            if dialect.kind == .postgres {
+                for row in try await db.raw(
+                    "WITH leased AS (\(lease)) SELECT leased.*, m.* FROM leased JOIN messages m ON m.id = leased.lease_message"
+                ).all() {
+                    let message = try Self.decode(row)
+                    leases[message.id] = row
+                    byID[message.id] = message
+                }
+            } else {
+                for row in try await db.raw(lease).all() { leases[try row.decode(column: "lease_message", as: String.self)] = row }
+                guard !leases.isEmpty else { return ([ClaimedSlice](), fed) }
+                let list = leases.keys.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
+                for row in try await db.raw("SELECT * FROM messages WHERE id IN (\(list))").all() {
+                    let message = try Self.decode(row)
+                    byID[message.id] = message
+                }
             }
+            guard !leases.isEmpty else { return ([ClaimedSlice](), fed) }
             // In the order the candidates came (due first).
             let claimed = try taken.compactMap { id, slice -> ClaimedSlice? in
                 guard let message = byID[id], let row = leases[id] else { return nil }
                 return ClaimedSlice(
                     message: message, slice: slice,
-                    cursor: try row.decode(column: "fanout_cursor", as: Int64.self),
-                    upTo: try row.decode(column: "up_to_key", as: Int64?.self),
-                    sequence: try row.decode(column: "checkpoint_seq", as: Int64.self))
+                    cursor: try row.decode(column: "lease_cursor", as: Int64.self),
+                    upTo: try row.decode(column: "lease_up_to", as: Int64?.self),
+                    sequence: try row.decode(column: "lease_sequence", as: Int64.self))
             }
             return (claimed, fed)
         }
@@ -132,24 +144,27 @@ extension SQLMessageStore {
                     : try row.decode(column: "channel_id", as: Int64?.self).map(RecipientKeys.ofChannel(id:))
                 ranges = try await sliceRanges(db, keys: keys, slicing: slicing)
             }
-            // Every slice in one statement.
+            // Every slice in one statement, and the message marked running: in the same statement on
+            // PostgreSQL (a data-modifying CTE, one round trip fewer), in a second one on SQLite.
             let rows = ranges.enumerated().map { index, range in
                 """
                 (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after), \(bind: occurrence), \(now), \(now))
                 """ as SQLQueryString
             }.joined(separator: ", ")
-            try await db.raw(
-                """
+            let insert: SQLQueryString = """
                 INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
                 VALUES \(rows)
                 """
-            ).run()
-            try await db.raw(
-                """
+            let running: SQLQueryString = """
                 UPDATE messages SET status = 'running', pending = 0, fed_occurrences = \(bind: fed), updated_at = \(now)
                 WHERE id = \(bind: id)
                 """
-            ).run()
+            if dialect.kind == .postgres {
+                try await db.raw("WITH slices AS (\(insert)) \(running)").run()
+            } else {
+                try await db.raw(insert).run()
+                try await db.raw(running).run()
+            }
         }
         appends.sort { ($0.app, $0.channel) < ($1.app, $1.channel) }
         for append in appends {
