@@ -52,7 +52,8 @@ extension SQLMessageStore {
             // One statement leases every slice taken (one per message); their messages are read with it on
             // PostgreSQL (a data-modifying CTE: one round trip fewer between a publish and its first send),
             // by a second statement on SQLite. The lease test is repeated here so PostgreSQL re-checks it on
-            // the locked rows.
+            // the locked rows. The returned columns are renamed because `messages` has a `fanout_cursor` of its
+            // own, which `m.*` would otherwise put beside the slice's.
             let keys = taken.map { "(\(bind: $0.id), \(bind: $0.slice))" as SQLQueryString }.joined(separator: ", ")
             let lease: SQLQueryString = """
                 UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
