@@ -84,6 +84,47 @@ import Testing
         }
     }
 
+    /// A publish due now (`insertClaimed`): the message is stored running with its slices, the first leased
+    /// to the publishing instance; the others are any instance's to claim, and its feed entry is written once.
+    @Test(arguments: StoreBackendKind.allCases)
+    func aPublishLeasesItsFirstSliceAndLeavesTheOthersToClaims(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            var published = try message()
+            published.policy = .both
+            published.pubsub = PubSubContent(data: .string("hi"), headers: [:])
+            let first = try #require(
+                try await messages.insertClaimed(published, now: t0, owner: "a", leaseMilliseconds: 60_000, slicing: slicing))
+            #expect(first.slice == 0 && first.cursor == 0 && first.sequence == 0 && first.occurrence == 0)
+            #expect(first.message.id == "message:1" && first.message.status == .running)
+            #expect(try await messages.message(app: "shop", id: "message:1")?.status == .running)
+            let lease = t0.adding(milliseconds: 60_000)
+            var others: [ClaimedSlice] = []
+            for owner in ["b", "c"] {
+                others += try await messages.claimSlices(owner: owner, now: t0, leaseUntil: lease, limit: 4, slicing: slicing)
+            }
+            #expect(others.map(\.slice).sorted() == [1, 2], "the first slice is the publisher's")
+            #expect(try await messages.claimSlices(owner: "d", now: t0, leaseUntil: lease, limit: 4, slicing: slicing).isEmpty)
+            var reached = try await members(store, first)
+            for slice in others { reached += try await members(store, slice) }
+            #expect(reached.count == 30 && Set(reached).count == 30, "every device in exactly one slice")
+            #expect(
+                try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:1", slice: 0, cursor: nil, pending: 0), owner: "b", now: t0, leaseUntil: lease)
+                    == nil, "only the publisher writes the first slice")
+            #expect(
+                try await messages.checkpoint(
+                    FanOutCheckpoint(messageId: "message:1", slice: 0, cursor: nil, pending: 0), owner: "a", now: t0, leaseUntil: lease)
+                    == .running)
+            let feedEntries = try await backend.read { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM pubsub_messages WHERE message_id = 'message:1'").first()?
+                    .decode(column: "n", as: Int.self)
+            }
+            #expect(feedEntries == 1, "the occurrence enters its channel's feed once")
+        }
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func anOwnerTakesMoreOfItsMessageOnlyAfterOthersHadTheirChance(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { store, backend in

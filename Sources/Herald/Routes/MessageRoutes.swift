@@ -94,8 +94,12 @@ struct MessageRoutes {
             }
             message.audience = channels
         }
-        try await messages.insert(message, now: now)
-        if publish.schedule.publishAt == nil { dispatcher?.wake() }
+        if publish.schedule.publishAt == nil, let dispatcher {
+            // Due now: stored with its first slice leased to this instance, which starts sending at once.
+            try await dispatcher.insertAndSend(message, now: now)
+        } else {
+            try await messages.insert(message, now: now)
+        }
         return message.id
     }
 

@@ -104,8 +104,11 @@ struct PushTemplateRoutes {
             channel: channels.count == 1 ? channels[0] : .default, policy: .push, broadcast: push.broadcast,
             segment: template.audience.segment, contents: try push.contents(), templateName: template.name,
             audience: channels.count == 1 ? nil : channels, dueAt: now, createdAt: now)
-        try await messages.insert(message, now: now)
-        dispatcher?.wake()
+        if let dispatcher {
+            try await dispatcher.insertAndSend(message, now: now)
+        } else {
+            try await messages.insert(message, now: now)
+        }
         return message.id
     }
 }

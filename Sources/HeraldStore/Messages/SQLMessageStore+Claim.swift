@@ -49,54 +49,63 @@ extension SQLMessageStore {
                 taken.append((id, try row.decode(column: "slice", as: Int.self)))
             }
             guard !taken.isEmpty else { return ([ClaimedSlice](), fed) }
-            // One statement leases every slice taken (one per message); their messages are read with it on
-            // PostgreSQL (a data-modifying CTE: one round trip fewer between a publish and its first send),
-            // by a second statement on SQLite. The lease test is repeated here so PostgreSQL re-checks it on
-            // the locked rows. The returned columns are renamed because `messages` has a `fanout_cursor` of its
-            // own, which `m.*` would otherwise put beside the slice's.
-            let keys = taken.map { "(\(bind: $0.id), \(bind: $0.slice))" as SQLQueryString }.joined(separator: ", ")
-            let lease: SQLQueryString = """
-                UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
-                    pending = 0, updated_at = \(now)
-                WHERE (message_id, slice) IN (\(keys)) AND done = \(bind: false)
-                  AND (lease_until IS NULL OR lease_until < \(now))
-                RETURNING message_id AS lease_message, fanout_cursor AS lease_cursor, up_to_key AS lease_up_to,
-                    checkpoint_seq AS lease_sequence
-                """
-            // By message: each message has at most one slice taken.
-            var leases: [String: any SQLRow] = [:]
-            var byID: [String: StoredMessage] = [:]
-            if dialect.kind == .postgres {
-                for row in try await db.raw(
-                    "WITH leased AS (\(lease)) SELECT leased.*, m.* FROM leased JOIN messages m ON m.id = leased.lease_message"
-                ).all() {
-                    let message = try Self.decode(row)
-                    leases[message.id] = row
-                    byID[message.id] = message
-                }
-            } else {
-                for row in try await db.raw(lease).all() { leases[try row.decode(column: "lease_message", as: String.self)] = row }
-                guard !leases.isEmpty else { return ([ClaimedSlice](), fed) }
-                let list = leases.keys.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
-                for row in try await db.raw("SELECT * FROM messages WHERE id IN (\(list))").all() {
-                    let message = try Self.decode(row)
-                    byID[message.id] = message
-                }
-            }
-            guard !leases.isEmpty else { return ([ClaimedSlice](), fed) }
-            // In the order the candidates came (due first).
-            let claimed = try taken.compactMap { id, slice -> ClaimedSlice? in
-                guard let message = byID[id], let row = leases[id] else { return nil }
-                return ClaimedSlice(
-                    message: message, slice: slice,
-                    cursor: try row.decode(column: "lease_cursor", as: Int64.self),
-                    upTo: try row.decode(column: "lease_up_to", as: Int64?.self),
-                    sequence: try row.decode(column: "lease_sequence", as: Int64.self))
-            }
+            let claimed = try await Self.lease(
+                db, taken, owner: owner, now: now, leaseMilliseconds: leaseMilliseconds, dialect: dialect)
             return (claimed, fed)
         }
         for (app, channel) in fed { feed?.fire(app: app, channel: channel) }
         return claimed
+    }
+
+    /// Leases `taken` (at most one slice a message) to `owner` and returns them with their messages, in the
+    /// order given; a slice whose lease another owner holds (or that is done) is left out.
+    static func lease(
+        _ db: any SQLDatabase, _ taken: [(id: String, slice: Int)], owner: String, now: SQLQueryString, leaseMilliseconds: Int64,
+        dialect: StoreDialect
+    ) async throws -> [ClaimedSlice] {
+        guard !taken.isEmpty else { return [] }
+        // One statement leases every slice taken; their messages are read with it on PostgreSQL (a
+        // data-modifying CTE: one round trip fewer between a publish and its first send), by a second
+        // statement on SQLite. The lease test is repeated here so PostgreSQL re-checks it on the locked rows.
+        // The returned columns are renamed because `messages` has a `fanout_cursor` of its own, which `m.*`
+        // would otherwise put beside the slice's.
+        let keys = taken.map { "(\(bind: $0.id), \(bind: $0.slice))" as SQLQueryString }.joined(separator: ", ")
+        let lease: SQLQueryString = """
+            UPDATE message_slices SET lease_owner = \(bind: owner), lease_until = \(now) + \(bind: leaseMilliseconds),
+                pending = 0, updated_at = \(now)
+            WHERE (message_id, slice) IN (\(keys)) AND done = \(bind: false)
+              AND (lease_until IS NULL OR lease_until < \(now))
+            RETURNING message_id AS lease_message, fanout_cursor AS lease_cursor, up_to_key AS lease_up_to,
+                checkpoint_seq AS lease_sequence
+            """
+        // By message: each message has at most one slice taken.
+        var leases: [String: any SQLRow] = [:]
+        var byID: [String: StoredMessage] = [:]
+        if dialect.kind == .postgres {
+            for row in try await db.raw(
+                "WITH leased AS (\(lease)) SELECT leased.*, m.* FROM leased JOIN messages m ON m.id = leased.lease_message"
+            ).all() {
+                let message = try Self.decode(row)
+                leases[message.id] = row
+                byID[message.id] = message
+            }
+        } else {
+            for row in try await db.raw(lease).all() { leases[try row.decode(column: "lease_message", as: String.self)] = row }
+            guard !leases.isEmpty else { return [] }
+            let list = leases.keys.map { "\(bind: $0)" as SQLQueryString }.joined(separator: ", ")
+            for row in try await db.raw("SELECT * FROM messages WHERE id IN (\(list))").all() {
+                let message = try Self.decode(row)
+                byID[message.id] = message
+            }
+        }
+        return try taken.compactMap { id, slice -> ClaimedSlice? in
+            guard let message = byID[id], let row = leases[id] else { return nil }
+            return ClaimedSlice(
+                message: message, slice: slice,
+                cursor: try row.decode(column: "lease_cursor", as: Int64.self),
+                upTo: try row.decode(column: "lease_up_to", as: Int64?.self),
+                sequence: try row.decode(column: "lease_sequence", as: Int64.self))
+        }
     }
 
     /// Marks due scheduled messages running and writes their slices: the channel's device keys from the
@@ -108,17 +117,21 @@ extension SQLMessageStore {
     /// first one usually entered when it was published), stamped `publishedAt`; returns the channels
     /// whose feeds grew. The appends come last, in the order of their channels, so two instances' claims
     /// take the channels' locks (PostgreSQL) in one order.
+    ///
+    /// `only` starts that message alone, due or not: the one a publish has just written in this transaction
+    /// (`insertClaimed`), whose due time is the publisher's clock and may be a little ahead of the database's.
     static func startDueOccurrences(
         _ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
-        dialect: StoreDialect, at publishedAt: Int64
+        dialect: StoreDialect, at publishedAt: Int64, only: String? = nil
     ) async throws -> [(String, ChannelName)] {
+        let which: SQLQueryString = only.map { "id = \(bind: $0)" } ?? "due_at <= \(now)"
         let due = try await db.raw(
             """
             SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels, pubsub, fed_occurrences,
                    publisher_id,
                    (SELECT c.id FROM channels c WHERE c.app_id = messages.app_id AND c.name = messages.channel) AS channel_id
             FROM messages
-            WHERE status = 'scheduled' AND due_at <= \(now)
+            WHERE status = 'scheduled' AND \(which)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """
         ).all()

@@ -67,6 +67,31 @@ public struct SQLMessageStore: MessageStore {
     }
 
     public func insert(_ message: StoredMessage, now: Timestamp) async throws {
+        let feedsNow = try await backend.write { db in try await insertRow(db, message, now: now) }
+        if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
+    }
+
+    public func insertClaimed(
+        _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
+    ) async throws -> ClaimedSlice? {
+        let (claimed, feedsNow) = try await backend.write { db in
+            let feedsNow = try await insertRow(db, message, now: now)
+            let dialect = StoreDialect(db)
+            let sqlNow = clock.now(now, dialect)
+            // The occurrence's feed entry went in with the row (the message is due now), so starting it appends none.
+            _ = try await Self.startDueOccurrences(
+                db, now: sqlNow, limit: 1, slicing: slicing, dialect: dialect, at: now.milliseconds, only: message.id)
+            let claimed = try await Self.lease(
+                db, [(message.id, 0)], owner: owner, now: sqlNow, leaseMilliseconds: leaseMilliseconds, dialect: dialect)
+            return (claimed.first, feedsNow)
+        }
+        if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
+        return claimed
+    }
+
+    /// Writes the message's row (and, when it is due now, sends `NOTIFY herald_due` with it and puts its first
+    /// occurrence in its channel's feed); true when the feed grew.
+    private func insertRow(_ db: any SQLDatabase, _ message: StoredMessage, now: Timestamp) async throws -> Bool {
         let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let contents = message.contents?.encoded()
@@ -76,26 +101,24 @@ public struct SQLMessageStore: MessageStore {
         // when it starts: `startDueOccurrences`).
         let dueNow = message.dueAt.map { $0 <= now } ?? false
         let feedsNow = pubsub != nil && dueNow
-        try await backend.write { db in
-            let insert: SQLQueryString = """
-                INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
-                    template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
-                VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
-                    \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                    \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: pubsub), \(bind: feedsNow ? 1 : 0),
-                    \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
-                    \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
-                    \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
-                """
-            // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
-            try await db.raw(dueNow ? StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "") : insert).run()
-            if feedsNow, let pubsub {
-                try await PubSubFeed.append(
-                    db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
-                    content: pubsub, publishedAt: now.milliseconds)
-            }
+        let insert: SQLQueryString = """
+            INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
+                template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
+            VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
+                \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
+                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: pubsub), \(bind: feedsNow ? 1 : 0),
+                \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
+                \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
+                \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
+            """
+        // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
+        try await db.raw(dueNow ? StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "") : insert).run()
+        if feedsNow, let pubsub {
+            try await PubSubFeed.append(
+                db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
+                content: pubsub, publishedAt: now.milliseconds)
         }
-        if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
+        return feedsNow
     }
 
     public func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int {

@@ -1,10 +1,26 @@
 import APNsMock
 import Foundation
 import HeraldCore
+import HeraldStore
 import Testing
 
 /// Publish → dispatcher → APNs client → mock APNs over TLS, with a real SQLite file.
 @Suite struct PublishFanOutTests {
+    /// A publish due now is answered once its message is stored running with its first slice leased to the
+    /// instance that took it, which starts sending without a claim in between (`Dispatcher.insertAndSend`).
+    @Test(arguments: PublishHarness.Database.available)
+    func aPublishIsRunningWhenAnsweredAndItsInstanceSendsIt(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
+            try await h.registerDevices(0..<20)
+            let id = try await h.publish("news", #"{"message": "Hi"}"#)
+            let stored = try #require(try await h.messages.message(app: "shop", id: id))
+            #expect(stored.status == .running, "its occurrence started in the publish's own transaction")
+            let status = try await h.waitFor(id, status: "published")
+            #expect(status.delivery("sent") == 20 && status.occurrences == 1)
+            #expect(Set(h.mock.notifications().map(\.token)) == Set((0..<20).map(PublishHarness.token)))
+        }
+    }
+
     @Test func everyDeviceOfTheChannelGetsTheMappedNotification() async throws {
         try await PublishHarness.with { h in
             try await h.registerDevices(0..<120)
