@@ -37,7 +37,15 @@ public final class Dispatcher: Service {
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
     /// The slices this instance is sending, by message id and slice number.
-    private let running = Locked<Set<SliceKey>>([])
+    private let running = Locked(Slots())
+
+    /// The slices being sent (or handed over to be), which count against `maxConcurrentMessages`, and
+    /// whether a claim's transaction is under way: a claim takes the room there is when it starts, so a
+    /// publish meanwhile takes the way of a wake (`insertAndSend`) rather than room the claim may fill.
+    struct Slots {
+        var keys: Set<SliceKey> = []
+        var claiming = false
+    }
 
     struct SliceKey: Hashable {
         let message: String
@@ -68,17 +76,18 @@ public final class Dispatcher: Service {
 
     /// Stores a message due now and starts sending it at once: the store starts its occurrence and leases
     /// its first slice to this instance in the publish's own transaction (`MessageStore.insertClaimed`), and
-    /// the slice goes straight to `run`'s loop, without a claim (about seven round trips on PostgreSQL) between
-    /// the publish and its first send. When this dispatcher is not taking work (not running yet, stopping) or
-    /// has no room, the message is stored as any other and a wake claims it. Either way it is durable when
-    /// this returns; a slice handed over but never started (the process ended first) is taken again once its
-    /// lease runs out, or at once after a graceful shutdown (`release`) or a SQLite restart (`releaseAll`).
+    /// the slice goes straight to `run`'s loop, without a claim's transaction between the publish and its first
+    /// send. When this dispatcher is not taking work (not running yet, stopping), has no room, or is in a
+    /// claim's transaction (which may fill the room), the message is stored as any other and a wake claims it.
+    /// Either way it is durable when this returns; a slice handed over but never started (the process ended,
+    /// or a shutdown began, between the publish's commit and the loop's next turn) is taken again once its
+    /// lease runs out, or at once by a SQLite restart (`releaseAll`).
     public func insertAndSend(_ message: StoredMessage, now: Timestamp) async throws {
         let key = SliceKey(message: message.id, slice: 0)
         let reserved =
             accepting.load(ordering: .acquiring) && !stop.isSet
             && running.withLock { running in
-                running.count < settings.maxConcurrentMessages && running.insert(key).inserted
+                !running.claiming && running.keys.count < settings.maxConcurrentMessages && running.keys.insert(key).inserted
             }
         guard reserved else {
             try await messages.insert(message, now: now)
@@ -90,11 +99,11 @@ public final class Dispatcher: Service {
             claimed = try await messages.insertClaimed(
                 message, now: now, owner: owner, leaseMilliseconds: Int64(settings.leaseSeconds * 1000), slicing: slicing)
         } catch {
-            running.withLock { _ = $0.remove(key) }
+            running.withLock { _ = $0.keys.remove(key) }
             throw error
         }
         guard let claimed else {
-            running.withLock { _ = $0.remove(key) }
+            running.withLock { _ = $0.keys.remove(key) }
             wake()
             return
         }
@@ -137,7 +146,7 @@ public final class Dispatcher: Service {
                 func start(_ slice: ClaimedSlice) {
                     group.addTask {
                         await self.dispatch(slice)
-                        self.running.withLock { _ = $0.remove(SliceKey(message: slice.message.id, slice: slice.slice)) }
+                        self.running.withLock { _ = $0.keys.remove(SliceKey(message: slice.message.id, slice: slice.slice)) }
                         // Room for another slice: look (asking `hasDue` first, as the timer does).
                         signal.yield()
                     }
@@ -176,10 +185,7 @@ public final class Dispatcher: Service {
 
     /// Claims as many due slices as there is room for.
     private func claim() async -> [ClaimedSlice] {
-        let (room, sending) = running.withLock { running in
-            (settings.maxConcurrentMessages - running.count, Set(running.map(\.message)))
-        }
-        guard room > 0, !stop.isSet else { return [] }
+        guard !stop.isSet, running.withLock({ $0.keys.count < settings.maxConcurrentMessages }) else { return [] }
         do {
             let now = clock.now
             let woken = woken.exchange(false, ordering: .acquiringAndReleasing)
@@ -192,6 +198,12 @@ public final class Dispatcher: Service {
                 last = ContinuousClock.now
                 return true
             }
+            let (room, sending) = running.withLock { running -> (Int, Set<String>) in
+                running.claiming = true
+                return (settings.maxConcurrentMessages - running.keys.count, Set(running.keys.map(\.message)))
+            }
+            defer { running.withLock { $0.claiming = false } }
+            guard room > 0 else { return [] }
             let claimed = try await messages.claim(
                 owner: owner, now: now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000),
                 limit: room, slicing: slicing, running: sending, foldingAbandoned: folding)
@@ -199,7 +211,8 @@ public final class Dispatcher: Service {
             // checkpoints (a stalled write): the claim only renewed our own lease, and a second fan-out under
             // the same owner would send everything again.
             return running.withLock { running in
-                claimed.filter { running.insert(SliceKey(message: $0.message.id, slice: $0.slice)).inserted }
+                running.claiming = false
+                return claimed.filter { running.keys.insert(SliceKey(message: $0.message.id, slice: $0.slice)).inserted }
             }
         } catch {
             logger.error("could not claim due messages", metadata: ["herald.error": "\(error)"])

@@ -12,12 +12,18 @@ import Testing
     func aPublishIsRunningWhenAnsweredAndItsInstanceSendsIt(_ database: PublishHarness.Database) async throws {
         try await PublishHarness.with(database: database) { h in
             try await h.registerDevices(0..<20)
+            // A first message, sent: the dispatcher is running and idle (no claim under way, which would send
+            // the next publish the way of a wake), as it is between publishes.
+            _ = try await h.waitFor(try await h.publish("news", #"{"message": "first"}"#), status: "published")
+            // Slow answers keep the fan-out running while the message is read.
+            h.mock.setFaults(APNsMockFaults(latencyMilliseconds: 300))
             let id = try await h.publish("news", #"{"message": "Hi"}"#)
             let stored = try #require(try await h.messages.message(app: "shop", id: id))
+            // Through a wake and a claim it is still `scheduled` here, until the claim's transaction commits.
             #expect(stored.status == .running, "its occurrence started in the publish's own transaction")
             let status = try await h.waitFor(id, status: "published")
             #expect(status.delivery("sent") == 20 && status.occurrences == 1)
-            #expect(Set(h.mock.notifications().map(\.token)) == Set((0..<20).map(PublishHarness.token)))
+            #expect(h.mock.notifications().filter { $0.payload.contains("Hi") }.count == 20)
         }
     }
 
