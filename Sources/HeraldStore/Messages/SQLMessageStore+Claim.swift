@@ -48,7 +48,6 @@ extension SQLMessageStore {
                 messages.insert(id)
                 taken.append((id, try row.decode(column: "slice", as: Int.self)))
             }
-            guard !taken.isEmpty else { return ([ClaimedSlice](), fed) }
             let claimed = try await Self.lease(
                 db, taken, owner: owner, now: now, leaseMilliseconds: leaseMilliseconds, dialect: dialect)
             return (claimed, fed)
