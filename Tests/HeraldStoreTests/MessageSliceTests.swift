@@ -249,6 +249,43 @@ import Testing
         }
     }
 
+    /// A publish that sends its message itself wakes the other instances (`NOTIFY herald_due`) only when
+    /// there are slices left for them: a message of one slice is its instance's alone. Leases follow the
+    /// database's clock, as a claim's do.
+    @Test(.enabled(if: StoreBackendKind.allCases.contains(.postgres)))
+    func onPostgreSQLOnlyAPublishOfSeveralSlicesWakesTheOtherInstances() async throws {
+        try await StoreBackendKind.postgres.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend)
+            let (heard, hearing) = AsyncStream.makeStream(of: String.self)
+            let listener = Task {
+                await backend.listen(DueMessages.notifyChannel, listening: { hearing.yield("listening") }) { hearing.yield($0) }
+            }
+            defer { listener.cancel() }
+            var notifications = heard.makeAsyncIterator()
+            #expect(await notifications.next() == "listening")
+            let now = SystemClock().now
+            try await register(store, 5)
+            var small = try message("message:small")
+            small.dueAt = now
+            let alone = try #require(
+                try await messages.insertClaimed(small, now: now, owner: "a", leaseMilliseconds: 30_000, slicing: slicing))
+            #expect(alone.upTo == nil, "five devices are one slice")
+            try await register(store, 30)
+            var large = try message("message:large")
+            large.dueAt = now
+            let first = try #require(
+                try await messages.insertClaimed(large, now: now, owner: "a", leaseMilliseconds: 30_000, slicing: slicing))
+            #expect(first.slice == 0 && first.upTo != nil)
+            try await backend.write { db in try await db.raw("SELECT pg_notify('herald_due', 'end')").run() }
+            var before: [String] = []
+            while let payload = await notifications.next(), payload != "end" { before.append(payload) }
+            #expect(before == [""], "one wake, for the message with slices to share")
+            let others = try await messages.claim(
+                owner: "b", now: now, leaseMilliseconds: 30_000, limit: 4, slicing: slicing, running: [], foldingAbandoned: true)
+            #expect(others.map(\.message.id) == ["message:large"], "both first slices are leased to a by the database's clock")
+        }
+    }
+
     /// On PostgreSQL leases and due times follow the database's clock: an instance whose own clock runs
     /// an hour fast cannot take a slice another instance holds, so a skewed clock cannot send twice.
     @Test(.enabled(if: StoreBackendKind.allCases.contains(.postgres)))

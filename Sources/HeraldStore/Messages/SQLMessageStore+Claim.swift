@@ -116,21 +116,17 @@ extension SQLMessageStore {
     /// first one usually entered when it was published), stamped `publishedAt`; returns the channels
     /// whose feeds grew. The appends come last, in the order of their channels, so two instances' claims
     /// take the channels' locks (PostgreSQL) in one order.
-    ///
-    /// `only` starts that message alone, due or not: the one a publish has just written in this transaction
-    /// (`insertClaimed`), whose due time is the publisher's clock and may be a little ahead of the database's.
     static func startDueOccurrences(
         _ db: any SQLDatabase, now: SQLQueryString, limit: Int, slicing: Slicing,
-        dialect: StoreDialect, at publishedAt: Int64, only: String? = nil
+        dialect: StoreDialect, at publishedAt: Int64
     ) async throws -> [(String, ChannelName)] {
-        let which: SQLQueryString = only.map { "id = \(bind: $0)" } ?? "due_at <= \(now)"
         let due = try await db.raw(
             """
             SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels, pubsub, fed_occurrences,
                    publisher_id,
                    (SELECT c.id FROM channels c WHERE c.app_id = messages.app_id AND c.name = messages.channel) AS channel_id
             FROM messages
-            WHERE status = 'scheduled' AND \(which)
+            WHERE status = 'scheduled' AND due_at <= \(now)
             ORDER BY due_at LIMIT \(bind: limit)\(dialect.skipLocked())
             """
         ).all()
@@ -148,9 +144,8 @@ extension SQLMessageStore {
                 fed = occurrence + 1
             }
             var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
-            let isBroadcast = try row.decode(column: "singlecast", as: String?.self) == nil
-            let pushes = try row.decode(column: "contents", as: String?.self) != nil
-            if slicing.maxSlices > 1, isBroadcast, pushes {
+            let singlecast = try row.decode(column: "singlecast", as: String?.self) != nil
+            if splits(slicing, singlecast: singlecast, pushes: try row.decode(column: "contents", as: String?.self) != nil) {
                 let keys: RecipientKeys? =
                     try row.decode(column: "audience_channels", as: String?.self) != nil
                     ? .ofApp(try row.decode(column: "app_id", as: String.self))
@@ -159,15 +154,7 @@ extension SQLMessageStore {
             }
             // Every slice in one statement, and the message marked running: in the same statement on
             // PostgreSQL (a data-modifying CTE, one round trip fewer), in a second one on SQLite.
-            let rows = ranges.enumerated().map { index, range in
-                """
-                (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after), \(bind: occurrence), \(now), \(now))
-                """ as SQLQueryString
-            }.joined(separator: ", ")
-            let insert: SQLQueryString = """
-                INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, created_at, updated_at)
-                VALUES \(rows)
-                """
+            let insert = slicesInsert(id: id, occurrence: occurrence, ranges: ranges, now: now)
             let running: SQLQueryString = """
                 UPDATE messages SET status = 'running', pending = 0, fed_occurrences = \(bind: fed), updated_at = \(now)
                 WHERE id = \(bind: id)
@@ -186,6 +173,31 @@ extension SQLMessageStore {
                 content: append.content, publishedAt: publishedAt)
         }
         return try appends.map { ($0.app, try ChannelName(validating: $0.channel)) }
+    }
+
+    /// Whether an occurrence is split into slices: a broadcast that pushes, when slicing allows more than one.
+    static func splits(_ slicing: Slicing, singlecast: Bool, pushes: Bool) -> Bool {
+        slicing.maxSlices > 1 && !singlecast && pushes
+    }
+
+    /// The INSERT of an occurrence's slices, one per range, each from the start of its range; with `lease`,
+    /// the first is leased to its owner for its milliseconds (a publish that sends its message itself).
+    static func slicesInsert(
+        id: String, occurrence: Int64, ranges: [(after: Int64, upTo: Int64?)], now: SQLQueryString,
+        lease: (owner: String, milliseconds: Int64)? = nil
+    ) -> SQLQueryString {
+        let rows = ranges.enumerated().map { index, range in
+            let leased: SQLQueryString =
+                if let lease, index == 0 { "\(bind: lease.owner), \(now) + \(bind: lease.milliseconds)" } else { "NULL, NULL" }
+            return """
+                (\(bind: id), \(bind: index), \(bind: range.after), \(bind: range.upTo), \(bind: range.after), \(bind: occurrence), \(leased), \(now), \(now))
+                """ as SQLQueryString
+        }.joined(separator: ", ")
+        return """
+            INSERT INTO message_slices (message_id, slice, after_key, up_to_key, fanout_cursor, occurrence, lease_owner, lease_until,
+                created_at, updated_at)
+            VALUES \(rows)
+            """
     }
 
     /// Equal key ranges over `keys`: the channel's registrations, or (a template's audience of several

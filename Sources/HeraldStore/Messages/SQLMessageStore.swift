@@ -74,16 +74,47 @@ public struct SQLMessageStore: MessageStore {
     public func insertClaimed(
         _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
     ) async throws -> ClaimedSlice? {
-        let (claimed, feedsNow) = try await backend.write { db in
-            let feedsNow = try await insertRow(db, message, now: now)
+        let feedsNow = message.pubsub != nil
+        let claimed = try await backend.write { db in
             let dialect = StoreDialect(db)
             let sqlNow = clock.now(now, dialect)
-            // The occurrence's feed entry went in with the row (the message is due now), so starting it appends none.
-            _ = try await Self.startDueOccurrences(
-                db, now: sqlNow, limit: 1, slicing: slicing, dialect: dialect, at: now.milliseconds, only: message.id)
-            let claimed = try await Self.lease(
-                db, [(message.id, 0)], owner: owner, now: sqlNow, leaseMilliseconds: leaseMilliseconds, dialect: dialect)
-            return (claimed.first, feedsNow)
+            // Written as the claim would leave it, from the message in hand: running, its occurrence's slices
+            // in, the first leased to `owner`. The due time plays no part (it is the publisher's clock, and
+            // may be a little ahead of the database's).
+            let ranges =
+                Self.splits(slicing, singlecast: message.singlecast != nil, pushes: message.contents != nil)
+                ? try await Self.sliceRanges(
+                    db,
+                    keys: message.audience != nil
+                        ? .ofApp(message.app)
+                        : try await RecipientKeys.of(db, app: message.app, channel: message.channel.rawValue, wholeApp: false),
+                    slicing: slicing)
+                : [(0, nil)]
+            let row = try rowInsert(message, status: .running, fed: feedsNow, now: now)
+            let slices = Self.slicesInsert(
+                id: message.id, occurrence: 0, ranges: ranges, now: sqlNow, lease: (owner, leaseMilliseconds))
+            switch dialect.kind {
+            case .postgres:
+                // One statement. Only a message of several slices wakes the other instances (`NOTIFY
+                // herald_due`, at commit): a message of one slice is this instance's alone.
+                let notify: SQLQueryString =
+                    ranges.count > 1 ? "SELECT pg_notify(\(bind: DueMessages.notifyChannel), '')" : "SELECT 1 AS one"
+                try await db.raw("WITH message AS (\(row)), slices AS (\(slices)) \(notify)").run()
+            case .sqlite:
+                try await db.raw(row).run()
+                try await db.raw(slices).run()
+            }
+            if feedsNow, let pubsub = message.pubsub?.encoded() {
+                try await PubSubFeed.append(
+                    db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
+                    content: pubsub, publishedAt: now.milliseconds)
+            }
+            var running = message
+            running.status = .running
+            running.occurrences = 0
+            running.deliveries = DeliveryCounts()
+            running.createdAt = now
+            return ClaimedSlice(message: running, slice: 0, cursor: ranges[0].after, upTo: ranges[0].upTo, sequence: 0)
         }
         if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
         return claimed
@@ -92,33 +123,37 @@ public struct SQLMessageStore: MessageStore {
     /// Writes the message's row (and, when it is due now, sends `NOTIFY herald_due` with it and puts its first
     /// occurrence in its channel's feed); true when the feed grew.
     private func insertRow(_ db: any SQLDatabase, _ message: StoredMessage, now: Timestamp) async throws -> Bool {
-        let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let contents = message.contents?.encoded()
-        let audience = try message.audience.map { String(decoding: try JSONEncoder().encode($0.map(\.rawValue)), as: UTF8.self) }
-        let pubsub = message.pubsub?.encoded()
         // The first occurrence reaches the channel's subscribers now when it is due now (a scheduled one
         // when it starts: `startDueOccurrences`).
         let dueNow = message.dueAt.map { $0 <= now } ?? false
-        let feedsNow = pubsub != nil && dueNow
-        let insert: SQLQueryString = """
-            INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
-                template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
-            VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
-                \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: pubsub), \(bind: feedsNow ? 1 : 0),
-                \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
-                \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: message.status.rawValue),
-                \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
-            """
+        let feedsNow = message.pubsub != nil && dueNow
+        let insert = try rowInsert(message, status: message.status, fed: feedsNow, now: now)
         // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
         try await db.raw(dueNow ? StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "") : insert).run()
-        if feedsNow, let pubsub {
+        if feedsNow, let pubsub = message.pubsub?.encoded() {
             try await PubSubFeed.append(
                 db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
                 content: pubsub, publishedAt: now.milliseconds)
         }
         return feedsNow
+    }
+
+    /// The INSERT of the message's row with `status`; `fed`: its first occurrence is in its channel's feed.
+    private func rowInsert(_ message: StoredMessage, status: MessageStatus, fed: Bool, now: Timestamp) throws -> SQLQueryString {
+        let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let contents = message.contents?.encoded()
+        let audience = try message.audience.map { String(decoding: try JSONEncoder().encode($0.map(\.rawValue)), as: UTF8.self) }
+        return """
+            INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
+                template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
+            VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
+                \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
+                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: message.pubsub?.encoded()), \(bind: fed ? 1 : 0),
+                \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
+                \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: status.rawValue),
+                \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
+            """
     }
 
     public func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int {
