@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldCore
 import HeraldCurl
 import Logging
@@ -11,6 +12,10 @@ public final class WebPushClient: Sendable {
     private let tokens: VAPIDTokens
     private let loop: CurlMultiLoop
     private let logger: Logger
+    /// Where sends are prepared (read, encrypted, signed): a concurrent queue, so a fan-out's one producer
+    /// only hands each send over and the key agreements (RFC 8291: a key pair and an ECDH each, most of a
+    /// send's CPU) run on every core rather than on the producer's.
+    private let preparing = DispatchQueue(label: "herald-webpush-prepare", attributes: .concurrent)
 
     public init(configuration: WebPushClientConfiguration, logger: Logger = Logger(label: "herald.webpush"))
         throws(WebPushConfigurationError)
@@ -58,9 +63,16 @@ public final class WebPushClient: Sendable {
     }
 
     /// Encrypts `headers.content` for `subscription` (a WEB device's token, the subscription's JSON) and
-    /// posts it to the subscription's endpoint. `completion` runs once and must be quick: on the client's
-    /// thread when the service answered or the client shut down, on the caller's when nothing was sent.
+    /// posts it to the subscription's endpoint. Returns at once: the encryption runs on the client's
+    /// preparing queue, beside other sends', so sends may reach the service in another order than they
+    /// were made. `completion` runs once and must be quick: on the client's thread when the service
+    /// answered or the client shut down, on the preparing queue when nothing was sent.
     public func send(subscription token: String, headers: Headers, completion: @escaping @Sendable (WebPushOutcome) -> Void) {
+        preparing.async { self.prepare(subscription: token, headers: headers, completion: completion) }
+    }
+
+    /// Reads the subscription, encrypts, signs, and hands the request to the curl loop.
+    private func prepare(subscription token: String, headers: Headers, completion: @escaping @Sendable (WebPushOutcome) -> Void) {
         let subscription: WebPushSubscription
         let body: [UInt8]
         do throws(HeraldFault) {
