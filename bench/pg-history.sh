@@ -5,9 +5,12 @@
 # devices, with every index and with `deliveries_by_time` and/or `deliveries_by_device` dropped. Each
 # variant runs in a transaction that is rolled back, so all start from the same table; the time is the
 # inserts' alone (one transaction: no commits, as in the fan-out's own checkpoints minus their fsyncs).
-# Run after a release build (BENCHMARKS.md section 30):
+# The last variant puts a hash index on device_id in the place of `deliveries_by_device` (a design, not
+# Herald's schema: BENCHMARKS.md section 31). HERALD_BENCH_HISTORY_IDS=scattered gives the devices ids
+# spread over the key space (`dev-` and an md5), as apps' UUIDs are, instead of `dev-000000001 …` in order.
+# Run after a release build (BENCHMARKS.md sections 30 and 31):
 #   bash bench/pg-history.sh                         # depth 12, 100 pages of 500, 3 times each
-#   HERALD_BENCH_HISTORY_DEPTH=30 bash bench/pg-history.sh
+#   HERALD_BENCH_HISTORY_DEPTH=30 HERALD_BENCH_HISTORY_IDS=scattered bash bench/pg-history.sh
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 if [ -z "${HERALD_TEST_POSTGRES_URL:-}" ]; then
@@ -19,6 +22,12 @@ cd "$BENCH_ROOT"
 DEPTH=${HERALD_BENCH_HISTORY_DEPTH:-12}
 PAGES=${HERALD_BENCH_HISTORY_PAGES:-100}
 REPEAT=${HERALD_BENCH_HISTORY_REPEAT:-3}
+IDS=${HERALD_BENCH_HISTORY_IDS:-sequential}
+case $IDS in
+    sequential) device() { echo "'dev-' || lpad(($1)::text, 9, '0')"; } ;;
+    scattered) device() { echo "'dev-' || md5(($1)::text)"; } ;;
+    *) echo "HERALD_BENCH_HISTORY_IDS is sequential or scattered, not $IDS" >&2; exit 2 ;;
+esac
 fresh_pg herald_bench_history
 DB=$(pg_url herald_bench_history)
 trap 'psql "$HERALD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS herald_bench_history WITH (FORCE)" >/dev/null' EXIT
@@ -26,14 +35,14 @@ timeout 300 "$HERALD" migrate --database "$DB" >/dev/null
 # DEPTH earlier fan-outs' rows for devices dev-000000001 … dev-000100000, in the order fan-outs write them.
 psql "$DB" -qc "
     INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-    SELECT 'bench', 'dev-' || lpad(d::text, 9, '0'), 'earlier-' || m, m, 'sent', NULL
+    SELECT 'bench', $(device d), 'earlier-' || m, m, 'sent', NULL
     FROM generate_series(1, $DEPTH) m, generate_series(1, 100000) d ORDER BY m, d" -c "VACUUM ANALYZE deliveries"
 
 insert="DO \$\$
 DECLARE ids text[]; outcomes text[]; reasons text[];
 BEGIN
   FOR p IN 0..$((PAGES - 1)) LOOP
-    SELECT array_agg('dev-' || lpad((p * 500 + g)::text, 9, '0')), array_agg('sent'::text), array_agg(''::text)
+    SELECT array_agg($(device "p * 500 + g")), array_agg('sent'::text), array_agg(''::text)
       INTO ids, outcomes, reasons FROM generate_series(1, 500) g;
     INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
       SELECT 'bench', t.device_id, 'this-one', 1, t.outcome, NULLIF(t.reason, '')
@@ -41,18 +50,20 @@ BEGIN
   END LOOP;
 END \$\$;"
 
-echo "== PostgreSQL $(psql "$DB" -tAc 'SHOW server_version' | cut -d' ' -f1): $PAGES pages of 500 history rows into deliveries holding $DEPTH rows a device for 100,000 devices =="
-for variant in "every index" "without deliveries_by_time" "without deliveries_by_device" "without both"; do
+echo "== PostgreSQL $(psql "$DB" -tAc 'SHOW server_version' | cut -d' ' -f1): $PAGES pages of 500 history rows into deliveries holding $DEPTH rows a device for 100,000 devices ($IDS ids) =="
+for variant in "every index" "without deliveries_by_time" "without deliveries_by_device" "without both" \
+    "a hash index on device_id for deliveries_by_device"; do
     case $variant in
         "every index") drop="" ;;
         "without deliveries_by_time") drop="DROP INDEX deliveries_by_time;" ;;
         "without deliveries_by_device") drop="DROP INDEX deliveries_by_device;" ;;
         "without both") drop="DROP INDEX deliveries_by_time; DROP INDEX deliveries_by_device;" ;;
+        "a hash index"*) drop="DROP INDEX deliveries_by_device; CREATE INDEX deliveries_by_device_hash ON deliveries USING hash (device_id);" ;;
     esac
     figures=""
     for _ in $(seq 1 "$REPEAT"); do
         ms=$(psql -q "$DB" -c "BEGIN" -c "$drop SELECT 1" -c '\timing on' -c "$insert" -c '\timing off' -c "ROLLBACK" 2>&1 \
-            | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | head -1)
+            | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
         figures="$figures $(awk -v ms="$ms" -v rows=$((PAGES * 500)) 'BEGIN { printf "%.2f", ms * 1000 / rows }')"
     done
     echo "$variant: µs a history row:$figures"
