@@ -94,18 +94,13 @@ public final class Dispatcher: Service {
             wake()
             return
         }
-        let claimed: ClaimedSlice?
+        let claimed: ClaimedSlice
         do {
             claimed = try await messages.insertClaimed(
                 message, now: now, owner: owner, leaseMilliseconds: Int64(settings.leaseSeconds * 1000), slicing: slicing)
         } catch {
             running.withLock { _ = $0.keys.remove(key) }
             throw error
-        }
-        guard let claimed else {
-            running.withLock { _ = $0.keys.remove(key) }
-            wake()
-            return
         }
         handed.withLock { $0.append(claimed) }
         signal.yield()

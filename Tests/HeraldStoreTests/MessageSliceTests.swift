@@ -94,8 +94,7 @@ import Testing
             var published = try message()
             published.policy = .both
             published.pubsub = PubSubContent(data: .string("hi"), headers: [:])
-            let first = try #require(
-                try await messages.insertClaimed(published, now: t0, owner: "a", leaseMilliseconds: 60_000, slicing: slicing))
+            let first = try await messages.insertClaimed(published, now: t0, owner: "a", leaseMilliseconds: 60_000, slicing: slicing)
             #expect(first.slice == 0 && first.cursor == 0 && first.sequence == 0 && first.occurrence == 0)
             #expect(first.message.id == "message:1" && first.message.status == .running)
             #expect(try await messages.message(app: "shop", id: "message:1")?.status == .running)
@@ -122,6 +121,65 @@ import Testing
                     .decode(column: "n", as: Int.self)
             }
             #expect(feedEntries == 1, "the occurrence enters its channel's feed once")
+        }
+    }
+
+    /// `insertClaimed` writes its occurrence from the message in hand, not through `startDueOccurrences` and
+    /// `lease`: every column of the message's row and its slices' must come out as `insert` and a claim leave
+    /// them, and so must what the dispatcher gets back.
+    @Test(arguments: StoreBackendKind.allCases)
+    func aPublishThatClaimsLeavesTheRowsAnInsertAndAClaimWould(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            func published(_ id: String) throws -> StoredMessage {
+                var message = try message(id)
+                message.policy = .both
+                message.pubsub = PubSubContent(data: .string("hi"), headers: [:])
+                message.publisherId = "backend"
+                return message
+            }
+            try await messages.insert(try published("message:claimed"), now: t0)
+            var claimed = try #require(
+                try await messages.claim(
+                    owner: "a", now: t0, leaseMilliseconds: 60_000, limit: 1, slicing: slicing, running: [], foldingAbandoned: false
+                ).first)
+            var handed = try await messages.insertClaimed(
+                try published("message:handed"), now: t0, owner: "a", leaseMilliseconds: 60_000, slicing: slicing)
+            #expect(claimed.message.id == "message:claimed" && handed.message.id == "message:handed")
+            claimed.message.id = ""
+            handed.message.id = ""
+            #expect(handed == claimed, "the slice the dispatcher starts")
+            let messageColumns = [
+                "app_id", "channel", "publisher_id", "policy", "broadcast", "singlecast", "segment", "contents", "template_name",
+                "audience_channels", "pubsub", "fed_occurrences", "publish_at", "repeat_every", "repeat_expires_at", "status",
+                "error_message", "due_at", "occurrences", "fanout_cursor", "sent", "failed", "pending", "tokens_removed",
+                "tokens_deactivated", "lease_owner", "lease_until", "created_at", "updated_at",
+            ]
+            let sliceColumns = [
+                "slice", "after_key", "up_to_key", "fanout_cursor", "done", "sent", "failed", "pending", "tokens_removed",
+                "tokens_deactivated", "lease_owner", "lease_until", "occurrence", "checkpoint_seq", "created_at", "updated_at",
+            ]
+            // Each row as one text: its columns cast and joined, NULL as "-".
+            let messageText = messageColumns.map { "COALESCE(CAST(\($0) AS TEXT), '-')" }.joined(separator: " || '|' || ")
+            let sliceText = sliceColumns.map { "COALESCE(CAST(\($0) AS TEXT), '-')" }.joined(separator: " || '|' || ")
+            func rows(_ id: String) async throws -> [String] {
+                try await backend.read { db in
+                    var rows = try await db.raw(
+                        "SELECT \(unsafeRaw: messageText) AS r FROM messages WHERE id = \(bind: id)"
+                    ).all().map { try $0.decode(column: "r", as: String.self) }
+                    rows += try await db.raw(
+                        "SELECT \(unsafeRaw: sliceText) AS r FROM message_slices WHERE message_id = \(bind: id) ORDER BY slice"
+                    ).all().map { try $0.decode(column: "r", as: String.self) }
+                    rows += try await db.raw(
+                        "SELECT publisher_id AS r FROM pubsub_messages WHERE message_id = \(bind: id)"
+                    ).all().map { try $0.decode(column: "r", as: String.self) }
+                    return rows
+                }
+            }
+            let viaClaim = try await rows("message:claimed")
+            #expect(viaClaim.count == 1 + 3 + 1, "the row, its three slices and one feed entry")
+            #expect(try await rows("message:handed") == viaClaim)
         }
     }
 
@@ -267,14 +325,12 @@ import Testing
             try await register(store, 5)
             var small = try message("message:small")
             small.dueAt = now
-            let alone = try #require(
-                try await messages.insertClaimed(small, now: now, owner: "a", leaseMilliseconds: 30_000, slicing: slicing))
+            let alone = try await messages.insertClaimed(small, now: now, owner: "a", leaseMilliseconds: 30_000, slicing: slicing)
             #expect(alone.upTo == nil, "five devices are one slice")
             try await register(store, 30)
             var large = try message("message:large")
             large.dueAt = now
-            let first = try #require(
-                try await messages.insertClaimed(large, now: now, owner: "a", leaseMilliseconds: 30_000, slicing: slicing))
+            let first = try await messages.insertClaimed(large, now: now, owner: "a", leaseMilliseconds: 30_000, slicing: slicing)
             #expect(first.slice == 0 && first.upTo != nil)
             try await backend.write { db in try await db.raw("SELECT pg_notify('herald_due', 'end')").run() }
             var before: [String] = []

@@ -2,8 +2,9 @@ import HeraldDispatch
 import HeraldStore
 import ServiceLifecycle
 
-/// Wakes this instance's dispatcher when any instance sharing the database publishes a message due now
-/// (PostgreSQL NOTIFY on `DueMessages.notifyChannel`, heard on a LISTEN connection of its own). The
+/// Wakes this instance's dispatcher when any instance sharing the database publishes a message due now that
+/// it may take a share of (PostgreSQL NOTIFY on `DueMessages.notifyChannel`, heard on a LISTEN connection of
+/// its own): one stored for a claim, or one of several slices whose first its publishing instance sends. The
 /// dispatcher's poll stays the fallback: while the connection is lost and re-opened, and for scheduled
 /// occurrences, which come due without a publish. On SQLite, one process, the publish wakes the
 /// dispatcher directly and this only waits to be stopped.

@@ -17,11 +17,10 @@ public protocol MessageStore: Sendable {
     /// `insert` of a message due now and, in the same transaction, what the next claim would do for it: its
     /// occurrence started (its slices written) and its first slice leased to `owner`, returned for that
     /// dispatcher to send at once, with no claim's round trips between the publish and its first send. The
-    /// other slices of a large message are left for any instance's claims. Nil when the slice could not be
-    /// leased (the message is stored all the same and a claim takes it).
+    /// other slices of a large message are left for any instance's claims.
     func insertClaimed(
         _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
-    ) async throws -> ClaimedSlice?
+    ) async throws -> ClaimedSlice
 
     /// The message with its counts summed over finished occurrences and the slices of the current one.
     func message(app: String, id: String) async throws -> StoredMessage?

@@ -73,7 +73,7 @@ public struct SQLMessageStore: MessageStore {
 
     public func insertClaimed(
         _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
-    ) async throws -> ClaimedSlice? {
+    ) async throws -> ClaimedSlice {
         let feedsNow = message.pubsub != nil
         let claimed = try await backend.write { db in
             let dialect = StoreDialect(db)

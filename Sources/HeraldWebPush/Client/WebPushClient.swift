@@ -66,7 +66,8 @@ public final class WebPushClient: Sendable {
     /// posts it to the subscription's endpoint. Returns at once: the encryption runs on the client's
     /// preparing queue, beside other sends', so sends may reach the service in another order than they
     /// were made. `completion` runs once and must be quick: on the client's thread when the service
-    /// answered or the client shut down, on the preparing queue when nothing was sent.
+    /// answered or the client shut down while the send was in its hands, on the preparing queue when nothing
+    /// was sent (the send could not be prepared, or the client had shut down before it was).
     public func send(subscription token: String, headers: Headers, completion: @escaping @Sendable (WebPushOutcome) -> Void) {
         preparing.async { self.prepare(subscription: token, headers: headers, completion: completion) }
     }
