@@ -39,8 +39,9 @@ final class CurlEasy {
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPINTVL, 30) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TCP_NODELAY, 1) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 16384) == CURLE_OK
-        // curl drops a connection idle for 118 s by default; APNs wants them kept for hours.
-        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_MAXAGE_CONN, 3600) == CURLE_OK
+        // curl drops a connection idle for 118 s by default; APNs wants them kept for long (an hour unless
+        // configured: `ConnectionIdle`).
+        ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_MAXAGE_CONN, settings.maxIdleSeconds) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds) == CURLE_OK
         ok = ok && ccurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, settings.requestTimeoutMilliseconds) == CURLE_OK
         if settings.cleartext {

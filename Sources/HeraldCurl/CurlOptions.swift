@@ -19,6 +19,9 @@ public struct CurlOptions: Sendable {
     /// notification. Sending more then only earns `REFUSED_STREAM`s, which libcurl retries on a new
     /// connection. Off: the whole window at once.
     public var narrowUntilAccepted = false
+    /// A connection idle (nothing sent or received) longer than this many seconds is not reused: the next
+    /// send opens a new one (`CURLOPT_MAXAGE_CONN`).
+    public var maxIdleSeconds = 3600
 
     public init(
         cleartext: Bool, caFile: String? = nil, connectTimeoutMilliseconds: Int, requestTimeoutMilliseconds: Int,
@@ -37,6 +40,11 @@ extension CurlOptions {
     public static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// A duration as curl takes it for `CURLOPT_MAXAGE_CONN`: whole seconds, at least 1.
+    public static func seconds(_ duration: Duration) -> Int {
+        max(1, Int(duration.components.seconds))
     }
 
     /// Whether this process can open `path` for reading (a CA, certificate or key file), checked when a

@@ -27,6 +27,28 @@ import Testing
         try await mock.shutdown()
     }
 
+    /// A connection idle longer than `idleReconnectSeconds` is not reused, the stand-in for the HTTP/2 PING
+    /// libcurl cannot send on an idle connection: the next send opens a new one. Within the limit the
+    /// connection is reused.
+    @Test func aConnectionIdleLongerThanItsLimitIsReplacedAtTheNextSend() async throws {
+        func connectionsOpened(idleReconnect: Duration) async throws -> Int {
+            let mock = try await Fixtures.mock(.tls)
+            let client = try Fixtures.client(for: mock, connections: 1, streams: 10, idleReconnect: idleReconnect)
+            defer { client.shutdown() }
+            #expect(await client.sendAll([Fixtures.notification(0)]).values.allSatisfy { $0.isDelivered })
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(await client.sendAll([Fixtures.notification(1)]).values.allSatisfy { $0.isDelivered })
+            let stats = mock.stats()
+            #expect(stats.accepted == 2, "\(stats)")
+            try await mock.shutdown()
+            return stats.connectionsOpened
+        }
+        async let idledOut = connectionsOpened(idleReconnect: .seconds(1))
+        async let kept = connectionsOpened(idleReconnect: .seconds(ConnectionIdle.defaultSeconds))
+        #expect(try await idledOut == 2, "idle 2.5 s against a limit of 1 s: a new connection")
+        #expect(try await kept == 1, "idle 2.5 s against the default hour: the same connection")
+    }
+
     /// Each connection has a curl thread of its own (a lane), and the sends are shared between them: two
     /// connections are two threads that each complete a fair part of a burst, over exactly two connections.
     @Test func eachConnectionIsDrivenByItsOwnThreadAndCarriesAShare() async throws {

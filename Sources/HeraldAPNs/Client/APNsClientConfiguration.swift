@@ -13,6 +13,8 @@ public struct APNsClientConfiguration: Sendable {
     /// From when the client hands the send to curl to its answer: a send curl holds for a free stream
     /// spends it too, one waiting in the client for room in the window (`maxInFlight`) does not.
     public var requestTimeout: Duration
+    /// A connection idle longer than this is closed and the next send opens a new one (`ConnectionIdle`).
+    public var idleReconnect: Duration
     /// Where the provider token's `iat` comes from.
     public var clock: any WallClock
 
@@ -22,8 +24,10 @@ public struct APNsClientConfiguration: Sendable {
     public init(
         environment: APNsEnvironment, credentials: APNsCredentials, connections: Int = width.defaultConnections,
         streamsPerConnection: Int = width.defaultStreams, connectTimeout: Duration = .seconds(10),
-        requestTimeout: Duration = .seconds(30), clock: any WallClock = SystemClock()
+        requestTimeout: Duration = .seconds(30), idleReconnect: Duration = .seconds(ConnectionIdle.defaultSeconds),
+        clock: any WallClock = SystemClock()
     ) {
+        self.idleReconnect = idleReconnect
         self.environment = environment
         self.credentials = credentials
         self.connections = connections
@@ -53,6 +57,7 @@ public struct APNsClientConfiguration: Sendable {
         // APNs's stream limits: one stream on a new connection until a request succeeds, and one after a
         // rejected notification until the next success (see CurlOptions).
         settings.narrowUntilAccepted = true
+        settings.maxIdleSeconds = CurlOptions.seconds(idleReconnect)
         if let caFile = environment.caFile { try Self.requireReadable(caFile, what: "CA file") }
         if case .certificate(let certificate, let key, let passphrase) = credentials {
             if settings.cleartext {

@@ -21,7 +21,7 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
             Setting("privateKeyFile"),
             Setting("certificateFile", .file),
             Setting("passphrase", secret: true),
-        ] + APNsClientConfiguration.width.settings
+        ] + APNsClientConfiguration.width.settings + [ConnectionIdle.setting]
 
     public enum Environment: Sendable, Equatable {
         case production
@@ -43,12 +43,16 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
     public var authentication: Authentication
     public var connections: Int
     public var streamsPerConnection: Int
+    /// Seconds a connection may idle and still be reused (`ConnectionIdle`).
+    public var idleReconnectSeconds: Int
 
     public init(
         environment: Environment, topic: String, authentication: Authentication,
         connections: Int = APNsClientConfiguration.width.defaultConnections,
-        streamsPerConnection: Int = APNsClientConfiguration.width.defaultStreams
+        streamsPerConnection: Int = APNsClientConfiguration.width.defaultStreams,
+        idleReconnectSeconds: Int = ConnectionIdle.defaultSeconds
     ) {
+        self.idleReconnectSeconds = idleReconnectSeconds
         self.environment = environment
         self.topic = topic
         self.authentication = authentication
@@ -88,6 +92,7 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
         }
         connections = try values.integer("connections") ?? APNsClientConfiguration.width.defaultConnections
         streamsPerConnection = try values.integer("streamsPerConnection") ?? APNsClientConfiguration.width.defaultStreams
+        idleReconnectSeconds = try values.integer(ConnectionIdle.setting.key) ?? ConnectionIdle.defaultSeconds
         _ = try clientConfiguration()
     }
 
@@ -113,6 +118,6 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
             }
         return APNsClientConfiguration(
             environment: target, credentials: credentials, connections: connections,
-            streamsPerConnection: streamsPerConnection, clock: clock)
+            streamsPerConnection: streamsPerConnection, idleReconnect: .seconds(idleReconnectSeconds), clock: clock)
     }
 }

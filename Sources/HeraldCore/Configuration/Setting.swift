@@ -186,6 +186,17 @@ public struct ConnectionWidth: Sendable {
     }
 }
 
+/// How long a push service's connection may sit idle and still be reused (`idleReconnectSeconds`, shared by
+/// the push providers' blocks): one idle longer is closed and the next send opens a new one. It stands in for
+/// the HTTP/2 PING that libcurl cannot send on an idle multiplexed connection (BENCHMARKS.md section 22): a
+/// path that a NAT or a load balancer dropped while the connection idled is never tried.
+public enum ConnectionIdle {
+    public static let range = 1...86_400
+    /// An hour: curl's own default (118 s) would reconnect between most bursts, which APNs dislikes.
+    public static let defaultSeconds = 3600
+    public static let setting = Setting.integer("idleReconnectSeconds", range, default: defaultSeconds)
+}
+
 /// A block of an app's configuration that a module owns (`apns`, `fcm`, `deviceCheck`): its key under
 /// the app, its settings, and how it is read from them. Herald's loader and its configuration schema
 /// take every block from the list of registered ones (`ConfigurationLoader.appBlocks`).

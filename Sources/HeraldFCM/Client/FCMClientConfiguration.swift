@@ -17,6 +17,8 @@ public struct FCMClientConfiguration: Sendable {
     /// spends it too, one waiting in the client for room in the window (`maxInFlight`) does not.
     /// The same bound applies to token requests.
     public var requestTimeout: Duration
+    /// A connection idle longer than this is closed and the next send opens a new one (`ConnectionIdle`).
+    public var idleReconnect: Duration
     /// Where token expiry and the assertion's `iat` come from.
     public var clock: any WallClock
 
@@ -28,8 +30,10 @@ public struct FCMClientConfiguration: Sendable {
         serviceAccount: FCMServiceAccount, baseURL: String = FCMClientConfiguration.defaultBaseURL, caFile: String? = nil,
         connections: Int = width.defaultConnections, streamsPerConnection: Int = width.defaultStreams,
         connectTimeout: Duration = .seconds(10),
-        requestTimeout: Duration = .seconds(30), clock: any WallClock = SystemClock()
+        requestTimeout: Duration = .seconds(30), idleReconnect: Duration = .seconds(ConnectionIdle.defaultSeconds),
+        clock: any WallClock = SystemClock()
     ) {
+        self.idleReconnect = idleReconnect
         self.serviceAccount = serviceAccount
         self.baseURL = baseURL
         self.caFile = caFile
@@ -66,8 +70,10 @@ public struct FCMClientConfiguration: Sendable {
             throw FCMConfigurationError("the service account's project_id has characters a URL path cannot carry")
         }
         if let caFile, !CurlOptions.isReadable(caFile) { throw FCMConfigurationError("cannot read the FCM CA file \(caFile)") }
-        return CurlOptions(
+        var options = CurlOptions(
             cleartext: lower.hasPrefix("http://"), caFile: caFile, connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
             requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
+        options.maxIdleSeconds = CurlOptions.seconds(idleReconnect)
+        return options
     }
 }

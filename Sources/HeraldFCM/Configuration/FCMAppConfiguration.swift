@@ -12,7 +12,7 @@ public struct FCMAppConfiguration: ConfigurationBlock, Equatable {
             Setting("serviceAccountFile"),
             Setting("url", .url, default: FCMClientConfiguration.defaultBaseURL),
             Setting("caFile", .file),
-        ] + FCMClientConfiguration.width.settings
+        ] + FCMClientConfiguration.width.settings + [ConnectionIdle.setting]
 
     /// The service-account JSON key file Google issues (project_id, client_email, private_key, token_uri).
     public var serviceAccountFile: String
@@ -22,12 +22,16 @@ public struct FCMAppConfiguration: ConfigurationBlock, Equatable {
     public var caFile: String?
     public var connections: Int
     public var streamsPerConnection: Int
+    /// Seconds a connection may idle and still be reused (`ConnectionIdle`).
+    public var idleReconnectSeconds: Int
 
     public init(
         serviceAccountFile: String, url: String = FCMClientConfiguration.defaultBaseURL, caFile: String? = nil,
         connections: Int = FCMClientConfiguration.width.defaultConnections,
-        streamsPerConnection: Int = FCMClientConfiguration.width.defaultStreams
+        streamsPerConnection: Int = FCMClientConfiguration.width.defaultStreams,
+        idleReconnectSeconds: Int = ConnectionIdle.defaultSeconds
     ) {
+        self.idleReconnectSeconds = idleReconnectSeconds
         self.serviceAccountFile = serviceAccountFile
         self.url = url
         self.caFile = caFile
@@ -46,7 +50,8 @@ public struct FCMAppConfiguration: ConfigurationBlock, Equatable {
             serviceAccountFile: file, url: try values.string("url") ?? FCMClientConfiguration.defaultBaseURL,
             caFile: try values.string("caFile"),
             connections: try values.integer("connections") ?? FCMClientConfiguration.width.defaultConnections,
-            streamsPerConnection: try values.integer("streamsPerConnection") ?? FCMClientConfiguration.width.defaultStreams)
+            streamsPerConnection: try values.integer("streamsPerConnection") ?? FCMClientConfiguration.width.defaultStreams,
+            idleReconnectSeconds: try values.integer(ConnectionIdle.setting.key) ?? ConnectionIdle.defaultSeconds)
         _ = try clientConfiguration()
     }
 
@@ -61,6 +66,6 @@ public struct FCMAppConfiguration: ConfigurationBlock, Equatable {
         }
         return FCMClientConfiguration(
             serviceAccount: account, baseURL: url, caFile: caFile, connections: connections,
-            streamsPerConnection: streamsPerConnection, clock: clock)
+            streamsPerConnection: streamsPerConnection, idleReconnect: .seconds(idleReconnectSeconds), clock: clock)
     }
 }

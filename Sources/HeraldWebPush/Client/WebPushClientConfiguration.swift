@@ -21,6 +21,8 @@ public struct WebPushClientConfiguration: Sendable {
     /// From when the client hands the send to curl to its answer: a send curl holds for a free stream
     /// spends it too, one waiting in the client for room in the window (`maxInFlight`) does not.
     public var requestTimeout: Duration
+    /// A connection idle longer than this is closed and the next send opens a new one (`ConnectionIdle`).
+    public var idleReconnect: Duration
     /// Where the VAPID tokens' expiry comes from.
     public var clock: any WallClock
 
@@ -34,8 +36,9 @@ public struct WebPushClientConfiguration: Sendable {
         vapidKey: VAPIDKey, caFile: String? = nil, hosts: WebPushSubscription.HostPolicy = WebPushSubscription.HostPolicy(),
         connections: Int = width.defaultConnections, streamsPerConnection: Int = width.defaultStreams,
         services: Int = defaultServices, connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-        clock: any WallClock = SystemClock()
+        idleReconnect: Duration = .seconds(ConnectionIdle.defaultSeconds), clock: any WallClock = SystemClock()
     ) {
+        self.idleReconnect = idleReconnect
         self.vapidKey = vapidKey
         self.caFile = caFile
         self.hosts = hosts
@@ -57,9 +60,11 @@ public struct WebPushClientConfiguration: Sendable {
         }
         guard services >= 1 else { throw WebPushConfigurationError("Web Push needs room for at least one push service") }
         if let caFile, !CurlOptions.isReadable(caFile) { throw WebPushConfigurationError("cannot read the Web Push CA file \(caFile)") }
-        return CurlOptions(
+        var options = CurlOptions(
             cleartext: false, caFile: caFile, connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
             requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout), capturedHeaders: ["retry-after"])
+        options.maxIdleSeconds = CurlOptions.seconds(idleReconnect)
+        return options
     }
 }
 

@@ -15,7 +15,7 @@ public struct WebPushAppConfiguration: ConfigurationBlock, Equatable {
             Setting("allowPrivateHosts", .boolean, default: "false"),
             Setting("allowedHosts", .list),
             Setting.integer("services", 1...256, default: WebPushClientConfiguration.defaultServices),
-        ] + WebPushClientConfiguration.width.settings
+        ] + WebPushClientConfiguration.width.settings + [ConnectionIdle.setting]
 
     /// The VAPID key pair: a P-256 private key in PEM (`herald keys --vapid FILE` writes one).
     public var privateKeyFile: String
@@ -30,12 +30,15 @@ public struct WebPushAppConfiguration: ConfigurationBlock, Equatable {
     public var services: Int
     public var connections: Int
     public var streamsPerConnection: Int
+    /// Seconds a connection may idle and still be reused (`ConnectionIdle`).
+    public var idleReconnectSeconds: Int
 
     public init(
         privateKeyFile: String, subject: String, caFile: String? = nil, allowPrivateHosts: Bool = false,
         allowedHosts: [String]? = nil, services: Int = WebPushClientConfiguration.defaultServices,
         connections: Int = WebPushClientConfiguration.width.defaultConnections,
-        streamsPerConnection: Int = WebPushClientConfiguration.width.defaultStreams
+        streamsPerConnection: Int = WebPushClientConfiguration.width.defaultStreams,
+        idleReconnectSeconds: Int = ConnectionIdle.defaultSeconds
     ) {
         self.privateKeyFile = privateKeyFile
         self.subject = subject
@@ -45,6 +48,7 @@ public struct WebPushAppConfiguration: ConfigurationBlock, Equatable {
         self.services = services
         self.connections = connections
         self.streamsPerConnection = streamsPerConnection
+        self.idleReconnectSeconds = idleReconnectSeconds
     }
 
     /// The block from its values, checked as far as it can be without a network: each value against its
@@ -67,7 +71,8 @@ public struct WebPushAppConfiguration: ConfigurationBlock, Equatable {
             allowPrivateHosts: try values.boolean("allowPrivateHosts") ?? false, allowedHosts: hosts.isEmpty ? nil : hosts,
             services: try values.integer("services") ?? WebPushClientConfiguration.defaultServices,
             connections: try values.integer("connections") ?? WebPushClientConfiguration.width.defaultConnections,
-            streamsPerConnection: try values.integer("streamsPerConnection") ?? WebPushClientConfiguration.width.defaultStreams)
+            streamsPerConnection: try values.integer("streamsPerConnection") ?? WebPushClientConfiguration.width.defaultStreams,
+            idleReconnectSeconds: try values.integer(ConnectionIdle.setting.key) ?? ConnectionIdle.defaultSeconds)
         _ = try clientConfiguration()
     }
 
@@ -87,6 +92,6 @@ public struct WebPushAppConfiguration: ConfigurationBlock, Equatable {
         }
         return WebPushClientConfiguration(
             vapidKey: key, caFile: caFile, hosts: hosts, connections: connections, streamsPerConnection: streamsPerConnection,
-            services: services, clock: clock)
+            services: services, idleReconnect: .seconds(idleReconnectSeconds), clock: clock)
     }
 }

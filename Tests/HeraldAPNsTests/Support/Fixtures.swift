@@ -50,13 +50,15 @@ enum Fixtures {
     /// A client for `mock` with token auth (or the given credentials).
     static func client(
         for mock: APNsMock, credentials: APNsCredentials? = nil, connections: Int = 2, streams: Int = 500,
-        requestTimeout: Duration = .seconds(20), clock: any WallClock = SystemClock(), caFile: String? = caFile
+        requestTimeout: Duration = .seconds(20), idleReconnect: Duration = .seconds(ConnectionIdle.defaultSeconds),
+        clock: any WallClock = SystemClock(), caFile: String? = caFile
     ) throws -> APNsClient {
         try APNsClient(
             configuration: APNsClientConfiguration(
                 environment: .custom(url: mock.baseURL, caFile: mock.baseURL.hasPrefix("https") ? caFile : nil),
                 credentials: try credentials ?? .token(signingKey()), connections: connections,
-                streamsPerConnection: streams, connectTimeout: .seconds(5), requestTimeout: requestTimeout, clock: clock))
+                streamsPerConnection: streams, connectTimeout: .seconds(5), requestTimeout: requestTimeout,
+                idleReconnect: idleReconnect, clock: clock))
     }
 
     static let payload = APNsPayload(string: #"{"aps":{"alert":{"title":"Hello","body":"from Herald"}}}"#)

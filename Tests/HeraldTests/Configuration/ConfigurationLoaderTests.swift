@@ -267,6 +267,8 @@ import Testing
         #expect(notAnAccount?.contains("app 'a' fcm:") == true, "\(notAnAccount ?? "accepted")")
         let streams = try failure(app(#"{"serviceAccountFile": "\#(account)", "streamsPerConnection": 0}"#))
         #expect(streams?.contains("streamsPerConnection must be between 1 and 1000") == true, "\(streams ?? "accepted")")
+        let idle = try failure(app(#"{"serviceAccountFile": "\#(account)", "idleReconnectSeconds": 0}"#))
+        #expect(idle?.contains("idleReconnectSeconds must be between 1 and 86400") == true, "\(idle ?? "accepted")")
         let typo = try failure(app(#"{"serviceAccount": "\#(account)"}"#))
         #expect(typo?.contains("did you mean 'apps[0].fcm.serviceAccountFile'") == true, "\(typo ?? "accepted")")
     }
@@ -435,6 +437,25 @@ import Testing
         #expect(client.environment == .production)
         #expect(client.connections == 2 && client.streamsPerConnection == 500)
         #expect(client.maxInFlight == 2 * 1000, "a window on the wire and as many waiting")
+        #expect(client.idleReconnect == .seconds(3600), "an idle connection is reused for an hour unless configured")
+    }
+
+    /// `idleReconnectSeconds` reaches each push client's configuration, from the file or the environment.
+    @Test func theIdleReconnectReachesEachPushClient() throws {
+        let apns = try #require(
+            try load(
+                app(#"{"topic": "t", "teamId": "T", "keyId": "K", "privateKeyFile": "\#(Self.keyFile)", "idleReconnectSeconds": 240}"#)
+            ).apps.first?.apns)
+        #expect(apns.idleReconnectSeconds == 240)
+        #expect(try apns.clientConfiguration().idleReconnect == .seconds(240))
+        let account = FixtureFiles.path("fixtures/fcm/service-account.json")
+        let fcm = try #require(
+            try load(
+                #"{"apps": [{"id": "a", "keys": [{"key": "k", "role": "server"}], "fcm": {"serviceAccountFile": "\#(account)"}}]}"#,
+                environment: ["HERALD_APPS_0_FCM_IDLE_RECONNECT_SECONDS": "90"]
+            ).apps.first?.fcm)
+        #expect(fcm.idleReconnectSeconds == 90)
+        #expect(try fcm.clientConfiguration().idleReconnect == .seconds(90))
     }
 
     @Test func customEnvironmentAndCertificateAuth() throws {
