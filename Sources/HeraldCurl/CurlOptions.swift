@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// What every easy handle of one loop is set up with.
 public struct CurlOptions: Sendable {
     /// HTTP/2 with prior knowledge over plain TCP (test servers); otherwise HTTP/2 over TLS 1.2+.
@@ -21,7 +23,7 @@ public struct CurlOptions: Sendable {
     public var narrowUntilAccepted = false
     /// A connection idle (nothing sent or received) longer than this many seconds is not reused: the next
     /// send opens a new one (`CURLOPT_MAXAGE_CONN`).
-    public var maxIdleSeconds = 3600
+    public var maxIdleSeconds = ConnectionIdle.defaultSeconds
 
     public init(
         cleartext: Bool, caFile: String? = nil, connectTimeoutMilliseconds: Int, requestTimeoutMilliseconds: Int,

@@ -74,7 +74,8 @@ public struct SQLMessageStore: MessageStore {
     public func insertClaimed(
         _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
     ) async throws -> ClaimedSlice {
-        let feedsNow = message.pubsub != nil
+        // Encoded once, for the row and the feed entry.
+        let pubsub = message.pubsub?.encoded()
         let claimed = try await backend.write { db in
             let dialect = StoreDialect(db)
             let sqlNow = clock.now(now, dialect)
@@ -90,7 +91,7 @@ public struct SQLMessageStore: MessageStore {
                         : try await RecipientKeys.of(db, app: message.app, channel: message.channel.rawValue, wholeApp: false),
                     slicing: slicing)
                 : [(0, nil)]
-            let row = try rowInsert(message, status: .running, fed: feedsNow, now: now)
+            let row = try rowInsert(message, status: .running, pubsub: pubsub, fed: pubsub != nil, now: now)
             let slices = Self.slicesInsert(
                 id: message.id, occurrence: 0, ranges: ranges, now: sqlNow, lease: (owner, leaseMilliseconds))
             switch dialect.kind {
@@ -104,11 +105,7 @@ public struct SQLMessageStore: MessageStore {
                 try await db.raw(row).run()
                 try await db.raw(slices).run()
             }
-            if feedsNow, let pubsub = message.pubsub?.encoded() {
-                try await PubSubFeed.append(
-                    db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
-                    content: pubsub, publishedAt: now.milliseconds)
-            }
+            if let pubsub { try await appendToFeed(db, message, content: pubsub, now: now) }
             var running = message
             running.status = .running
             running.occurrences = 0
@@ -116,7 +113,7 @@ public struct SQLMessageStore: MessageStore {
             running.createdAt = now
             return ClaimedSlice(message: running, slice: 0, cursor: ranges[0].after, upTo: ranges[0].upTo, sequence: 0)
         }
-        if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
+        if pubsub != nil { feed?.fire(app: message.app, channel: message.channel) }
         return claimed
     }
 
@@ -126,20 +123,27 @@ public struct SQLMessageStore: MessageStore {
         // The first occurrence reaches the channel's subscribers now when it is due now (a scheduled one
         // when it starts: `startDueOccurrences`).
         let dueNow = message.dueAt.map { $0 <= now } ?? false
-        let feedsNow = message.pubsub != nil && dueNow
-        let insert = try rowInsert(message, status: message.status, fed: feedsNow, now: now)
+        let pubsub = message.pubsub?.encoded()
+        let fedNow = dueNow ? pubsub : nil
+        let insert = try rowInsert(message, status: message.status, pubsub: pubsub, fed: fedNow != nil, now: now)
         // Every instance's dispatcher hears of a message due now at commit, not at its next poll.
         try await db.raw(dueNow ? StoreDialect(db).insert(insert, notifying: DueMessages.notifyChannel, payload: "") : insert).run()
-        if feedsNow, let pubsub = message.pubsub?.encoded() {
-            try await PubSubFeed.append(
-                db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
-                content: pubsub, publishedAt: now.milliseconds)
-        }
-        return feedsNow
+        if let fedNow { try await appendToFeed(db, message, content: fedNow, now: now) }
+        return fedNow != nil
     }
 
-    /// The INSERT of the message's row with `status`; `fed`: its first occurrence is in its channel's feed.
-    private func rowInsert(_ message: StoredMessage, status: MessageStatus, fed: Bool, now: Timestamp) throws -> SQLQueryString {
+    /// The message's first occurrence into its channel's feed, stamped `now`; `content` is its encoded `pubsub`.
+    private func appendToFeed(_ db: any SQLDatabase, _ message: StoredMessage, content: String, now: Timestamp) async throws {
+        try await PubSubFeed.append(
+            db, app: message.app, channel: message.channel.rawValue, messageId: message.id, publisherId: message.publisherId,
+            content: content, publishedAt: now.milliseconds)
+    }
+
+    /// The INSERT of the message's row with `status` and its encoded `pubsub`; `fed`: its first occurrence is in
+    /// its channel's feed.
+    private func rowInsert(
+        _ message: StoredMessage, status: MessageStatus, pubsub: String?, fed: Bool, now: Timestamp
+    ) throws -> SQLQueryString {
         let singlecast = try message.singlecast.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let contents = message.contents?.encoded()
@@ -149,7 +153,7 @@ public struct SQLMessageStore: MessageStore {
                 template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
             VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
                 \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: message.pubsub?.encoded()), \(bind: fed ? 1 : 0),
+                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: pubsub), \(bind: fed ? 1 : 0),
                 \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
                 \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: status.rawValue),
                 \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
