@@ -18,8 +18,10 @@ extension FanOut {
     }
 
     /// The device a send's outcome goes into the delivery history for; nil when the history is off.
-    func historyDevice(_ send: Send) -> String? { historyDevice(send.recipient) }
-    func historyDevice(_ recipient: Recipient) -> String? { settings.recordHistory ? recipient.deviceId : nil }
+    func historyDevice(_ send: Send) -> DeliveryRecord.Device? { historyDevice(send.recipient) }
+    func historyDevice(_ recipient: Recipient) -> DeliveryRecord.Device? {
+        settings.recordHistory ? DeliveryRecord.Device(key: recipient.key, id: recipient.deviceId) : nil
+    }
 
     /// What one outcome means for the progress and the run; `reason` is the service's, when it gave one.
     func apply(_ decision: DeliveryDecision, to send: Send, reason: String?, _ state: inout RunState) {

@@ -79,7 +79,7 @@ struct FanOutProgress {
     /// for its delivery history (written with the page's checkpoint), with the service's `reason` when
     /// there is one.
     mutating func record(
-        page number: Int, _ result: Result, provider: PushProvider?, device: String? = nil, reason: String? = nil
+        page number: Int, _ result: Result, provider: PushProvider?, device: DeliveryRecord.Device? = nil, reason: String? = nil
     ) {
         guard let first = pages.first, number >= first.number, number - first.number < pages.count else {
             preconditionFailure("result for page \(number), which is not open")
@@ -89,7 +89,7 @@ struct FanOutProgress {
         pages[index].outstanding -= 1
         unanswered -= 1
         dirty = true
-        if let device { pages[index].deliveries.append(DeliveryRecord(deviceId: device, outcome: result.outcome, reason: reason)) }
+        if let device { pages[index].deliveries.append(DeliveryRecord(device: device, outcome: result.outcome, reason: reason)) }
         if let provider {
             if result == .sent {
                 pages[index].byProvider[provider, default: ProviderCounts()].sent += 1

@@ -39,8 +39,9 @@ struct PopulationPlan: Sendable {
     /// How device ids follow device numbers (the keys a fan-out pages by).
     var deviceIdOrder: DeviceIdOrder = .sequential
 
-    /// How device ids relate to device numbers, which is how close together a fan-out's delivery history
-    /// rows land in `deliveries_by_device` (app, device id, id): a page of recipients is consecutive keys.
+    /// How device ids relate to device numbers (and so to the keys a fan-out pages by). Before migration
+    /// 0023 this decided how close together a fan-out's history rows landed in the device index (app,
+    /// device id, id); since, the history is indexed by key and the two orders should cost the same.
     enum DeviceIdOrder: String, Sendable, CaseIterable {
         /// `dev-` and the number in nine digits: a page's history rows are neighbours in the index.
         case sequential

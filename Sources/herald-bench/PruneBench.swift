@@ -69,7 +69,7 @@ struct PruneBench: AsyncParsableCommand {
         func flush() async throws {
             guard !rows.isEmpty else { return }
             let statement: SQLQueryString =
-                "INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason) VALUES \(rows.joined(separator: ", "))"
+                "INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome, reason) VALUES \(rows.joined(separator: ", "))"
             try await backend.write { db in try await db.raw(statement).run() }
             rows.removeAll(keepingCapacity: true)
         }
@@ -78,7 +78,8 @@ struct PruneBench: AsyncParsableCommand {
             let at = index < old ? cutoff.milliseconds - Int64(old - index) * 60_000 : now.milliseconds - Int64(old + recent - index) * 1000
             for device in 0..<devices {
                 rows.append(
-                    "('bench', \(bind: "dev-\(device)"), \(bind: "message:\(index)"), \(bind: at), 'sent', NULL)")
+                    "('bench', \(bind: Int64(device + 1)), \(bind: "dev-\(device)"), \(bind: "message:\(index)"), \(bind: at), 'sent', NULL)"
+                )
                 if rows.count == 4_000 { try await flush() }
             }
         }

@@ -22,10 +22,12 @@ import Testing
             let inserts = rows
             try await backend.write { db in
                 for (app, device, offset) in inserts {
+                    // Each device id its own key (a device row's, as a checkpoint files history).
+                    let key = Int64(device.unicodeScalars.first!.value)
                     try await db.raw(
                         """
-                        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
-                        VALUES (\(bind: app), \(bind: device), 'message:x', \(bind: t0.milliseconds + offset), 'sent')
+                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+                        VALUES (\(bind: app), \(bind: key), \(bind: device), 'message:x', \(bind: t0.milliseconds + offset), 'sent')
                         """
                     ).run()
                 }
@@ -61,8 +63,8 @@ import Testing
                 for (app, offset) in rows {
                     try await db.raw(
                         """
-                        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
-                        VALUES (\(bind: app), 'a', 'message:x', \(bind: t0.milliseconds + offset), 'sent')
+                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+                        VALUES (\(bind: app), 1, 'a', 'message:x', \(bind: t0.milliseconds + offset), 'sent')
                         """
                     ).run()
                 }

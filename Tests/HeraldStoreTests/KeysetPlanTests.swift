@@ -88,7 +88,7 @@ import Testing
             + "their devices, named in a list of 5,000, are found by a walk of devices",
         "device listing by a small channel and OS": "their devices, named in a list, are found by a walk of devices",
         "delivery history of one app pruned by age":
-            "each batch reads the app's rows older than the cutoff (a bitmap of deliveries_by_device and deliveries_by_time), not a batch's worth",
+            "each batch reads the app's rows older than the cutoff (a bitmap of deliveries_by_device_key and deliveries_by_time), not a batch's worth",
     ]
     private static let windowEnd = "the window's end (LIMIT 1 OFFSET 4,999 through devices_by_app) reads the app's devices after the cursor"
 
@@ -289,7 +289,7 @@ import Testing
                 #expect(pruned == 1_000)
             },
             // By age: the 1,000 oldest of dev-5 and of dev-4 each, 100 a batch through deliveries_by_time. The
-            // count pass after it (nobody is over 10,000) is one walk of deliveries_by_device.
+            // count pass after it (nobody is over 10,000) is one walk of deliveries_by_device_key.
             Case(name: "delivery history pruned by age", budget: Self.historyRows / 4 + 1_000, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
                     before: Timestamp(milliseconds: 1_700_000_001_001), keepPerDevice: 10_000, batchSize: 100, app: nil)
@@ -302,13 +302,13 @@ import Testing
                 #expect(pruned == 1_000)
             },
             // One app's devices over the cap (dev-5 and the 300 keys one past a thousand) are found by one walk
-            // of that app's part of deliveries_by_device, in batches of 20, not one walk of the app per batch.
+            // of that app's part of deliveries_by_device_key, in batches of 20, not one walk of the app per batch.
             Case(name: "delivery history of one app pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
                     before: Timestamp(milliseconds: 0), keepPerDevice: 2, batchSize: 20, app: "plan")
                 #expect(pruned == 998 + devices / 1_000, "dev-5's 1,000 left less 2, one of each plan's 1,000th key + 1's 3")
             },
-            // Devices over the cap are found by one walk through deliveries_by_device from a cursor, in
+            // Devices over the cap are found by one walk through deliveries_by_device_key from a cursor, in
             // batches of 20: all the batches together read the table about once (not once per batch).
             Case(name: "delivery history pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
@@ -359,19 +359,19 @@ import Testing
         """,
         """
         \(series(3_000))
-        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
-        SELECT 'plan', 'dev-5', 'message:' || CAST(i AS TEXT), 1700000000000 + i, 'sent' FROM series
+        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+        SELECT 'plan', 5, 'dev-5', 'message:' || CAST(i AS TEXT), 1700000000000 + i, 'sent' FROM series
         """,
         // The other app's dev-4: 3,000 rows interleaved in time with dev-5's, after them by id.
         """
         \(series(3_000))
-        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
-        SELECT 'other', 'dev-4', 'message:' || CAST(i AS TEXT), 1700000000000 + i, 'sent' FROM series
+        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+        SELECT 'other', 4, 'dev-4', 'message:' || CAST(i AS TEXT), 1700000000000 + i, 'sent' FROM series
         """,
         """
         \(series(3))
-        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
-        SELECT d.app_id, d.device_id, 'message:x', 1700000010000, 'sent' FROM devices d, series
+        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+        SELECT d.app_id, d.id, d.device_id, 'message:x', 1700000010000, 'sent' FROM devices d, series
         WHERE d.id <> 5 AND ((d.app_id = 'plan' AND series.i = 1) OR d.id % 1000 IN (0, 1))
         """,
         """

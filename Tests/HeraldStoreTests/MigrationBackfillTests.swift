@@ -189,4 +189,52 @@ import Testing
             }
         }
     }
+
+    /// Migration 0023 files the history under device keys: a device's rows under its row's key, and a removed
+    /// device's under a retired key of its own, so both still list by device id afterwards.
+    @Test(arguments: StoreBackendKind.allCases)
+    func historyIsFiledUnderDeviceKeys(_ kind: StoreBackendKind) async throws {
+        let logger = Logger(label: "herald.tests")
+        try await kind.withEmptyBackend { backend in
+            let before = Array(Schema.migrations.prefix { $0.name < "0023" })
+            try await Migrator(backend: backend, migrations: before).migrate(logger: logger)
+            try await backend.write { db in
+                try await db.raw(
+                    """
+                    INSERT INTO devices (app_id, device_id, registration_id, device_token, os, created_at, last_seen_at)
+                    VALUES ('shop', 'here', 'r', 'aa', 'IOS', 0, 0), ('blog', 'gone', 'r', 'bb', 'IOS', 0, 0)
+                    """
+                ).run()
+                // shop's "here" has a row; shop's "gone" and blog's "lost" had theirs removed; blog's "gone" has one
+                // but no history, so shop's "gone" must not take its key.
+                for (app, device, at) in [
+                    ("shop", "here", 1), ("shop", "gone", 2), ("shop", "here", 3), ("blog", "lost", 4), ("shop", "gone", 5),
+                ] {
+                    try await db.raw(
+                        """
+                        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
+                        VALUES (\(bind: app), \(bind: device), \(bind: "message:\(at)"), \(bind: Int64(at)), 'sent')
+                        """
+                    ).run()
+                }
+            }
+            let applied = try await Migrator(backend: backend).migrate(logger: logger)
+            #expect(applied.first == "0023_history_by_device_key")
+            let registry = SQLDeviceRegistry(backend: backend)
+            func listed(_ app: String, _ device: String) async throws -> [String]? {
+                try await registry.deliveries(app: app, deviceId: device, before: nil, limit: 10)?.map(\.messageId)
+            }
+            #expect(try await listed("shop", "here") == ["message:3", "message:1"])
+            #expect(try await listed("shop", "gone") == ["message:5", "message:2"])
+            #expect(try await listed("blog", "lost") == ["message:4"])
+            #expect(try await listed("blog", "gone") == [])
+            #expect(try await listed("shop", "nobody") == nil)
+            let keys = try await backend.read { db in
+                try await db.raw("SELECT device_key FROM deliveries WHERE device_key IS NULL OR device_key < 0 ORDER BY id").all().map {
+                    try $0.decode(column: "device_key", as: Int64?.self)
+                }
+            }
+            #expect(keys.count == 3 && !keys.contains(nil) && Set(keys).count == 2, "removed devices get keys below every row's")
+        }
+    }
 }

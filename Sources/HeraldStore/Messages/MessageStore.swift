@@ -177,13 +177,24 @@ public struct DeliveryRecord: Sendable, Equatable {
         case tokenDeactivated
     }
 
-    public var deviceId: String
+    /// Whose history it goes into: the device's row key (which files it, `RetiredDeviceKeys`) and its id.
+    public struct Device: Sendable, Equatable {
+        public var key: Int64
+        public var id: String
+
+        public init(key: Int64, id: String) {
+            self.key = key
+            self.id = id
+        }
+    }
+
+    public var device: Device
     public var outcome: Outcome
     /// The service's reason for a refusal (as the service names it) or why the send gave up.
     public var reason: String?
 
-    public init(deviceId: String, outcome: Outcome, reason: String? = nil) {
-        self.deviceId = deviceId
+    public init(device: Device, outcome: Outcome, reason: String? = nil) {
+        self.device = device
         self.outcome = outcome
         self.reason = reason
     }

@@ -132,14 +132,14 @@ extension SQLMessageStore {
             var byProvider = checkpoint.byProvider
             var removed: Int64 = 0
             for removal in checkpoint.remove {
-                // Registrations go with the device (ON DELETE CASCADE).
-                let rows = try await db.raw(
-                    """
-                    DELETE FROM devices WHERE id = \(bind: removal.deviceKey) AND device_token = \(bind: removal.deviceToken)
+                // Registrations go with the device (ON DELETE CASCADE). With the history on, its key is kept
+                // whatever its history holds yet: other fan-outs reaching it may still write some.
+                let device: SQLQueryString = """
+                    id = \(bind: removal.deviceKey) AND device_token = \(bind: removal.deviceToken)
                       AND last_seen_at <= \(bind: removal.invalidSince?.milliseconds ?? Int64.max)
-                    RETURNING app_id, device_id
                     """
-                ).all()
+                try await RetiredDeviceKeys.retire(db, where: device, always: !checkpoint.deliveries.isEmpty)
+                let rows = try await db.raw("DELETE FROM devices WHERE \(device) RETURNING app_id, device_id").all()
                 removed += Int64(rows.count)
                 byProvider[removal.provider, default: ProviderCounts()].tokensRemoved += Int64(rows.count)
                 for row in rows {

@@ -36,50 +36,53 @@ extension SQLMessageStore {
 
     /// The closed pages' outcomes into the devices' delivery history, in the checkpoint's transaction:
     /// history and counts never disagree, and a checkpoint that is not written adds no history either.
-    /// Keyed by app and device id, not the device row, so a device removed for its token keeps the
-    /// record of why.
+    /// Filed under each device's row key with its app and device id, so the rows of a page (consecutive
+    /// keys) land side by side in `deliveries_by_device_key`, and a device removed for its token keeps
+    /// the record of why (`RetiredDeviceKeys`).
     static func recordDeliveries(_ db: any SQLDatabase, _ checkpoint: FanOutCheckpoint, at: Int64) async throws {
         guard !checkpoint.deliveries.isEmpty,
             let app = try await db.raw("SELECT app_id FROM messages WHERE id = \(bind: checkpoint.messageId)").first()?
                 .decode(column: "app_id", as: String.self)
         else { return }
         if StoreDialect(db).kind == .postgres {
-            // Three arrays bound once for the page rather than six values per row: each bind costs
+            // Four arrays bound once for the page rather than seven values per row: each bind costs
             // PostgresKit an Encodable pass, which made history cost a fan-out a fifth of its rate. An
             // empty reason stands for none (no outcome has an empty reason).
             let records = checkpoint.deliveries
             try await db.raw(
                 """
-                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-                SELECT \(bind: app), t.device_id, \(bind: checkpoint.messageId), \(bind: at), t.outcome, NULLIF(t.reason, '')
-                FROM unnest(\(bind: records.map(\.deviceId))::text[], \(bind: records.map(\.outcome.rawValue))::text[],
-                            \(bind: records.map { $0.reason ?? "" })::text[]) AS t(device_id, outcome, reason)
+                INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome, reason)
+                SELECT \(bind: app), t.device_key, t.device_id, \(bind: checkpoint.messageId), \(bind: at), t.outcome, NULLIF(t.reason, '')
+                FROM unnest(\(bind: records.map(\.device.key))::bigint[], \(bind: records.map(\.device.id))::text[],
+                            \(bind: records.map(\.outcome.rawValue))::text[], \(bind: records.map { $0.reason ?? "" })::text[])
+                     AS t(device_key, device_id, outcome, reason)
                 """
             ).run()
             return
         }
-        // SQLite: the page as one JSON bind, spread by `json_each`, for the same reason: six binds a row cost
+        // SQLite: the page as one JSON bind, spread by `json_each`, for the same reason: seven binds a row cost
         // SQLiteKit an Encodable pass each, and SQLite parsed a statement as long as the page every time
         // (about 32,000 instructions a recipient under callgrind, a tenth of a fan-out's). The usual record
-        // (sent, no reason) goes in a flat array of device ids, which `json_each` hands over as text; only
-        // the others need each row's fields taken apart (`json_extract`, about 6,000 instructions a row).
-        //
-        // The rows go in device id order: a page's devices are consecutive keys, but apps' device ids (UUIDs)
-        // are scattered, so each row lands on its own leaf of `deliveries_by_device`. In id order SQLite's
-        // cursor moves forward through the index instead of seeking from the root for every row (about a
-        // twentieth less of the server's CPU a notification with scattered ids, BENCHMARKS.md section 28).
-        var sent: [UInt8] = [UInt8(ascii: "[")]
+        // (sent, no reason) goes in a flat object from key to device id, which `json_each` hands over as
+        // its `key` and `value`; only the others need each row's fields taken apart (`json_extract`, about
+        // 6,000 instructions a row). In key order, so SQLite's cursor moves forward through the index.
+        var sent: [UInt8] = [UInt8(ascii: "{")]
         var others: [UInt8] = [UInt8(ascii: "[")]
-        sent.reserveCapacity(checkpoint.deliveries.count * 24)
-        for record in checkpoint.deliveries.sorted(by: { $0.deviceId < $1.deviceId }) {
+        sent.reserveCapacity(checkpoint.deliveries.count * 32)
+        for record in checkpoint.deliveries.sorted(by: { $0.device.key < $1.device.key }) {
             if record.outcome == .sent && record.reason == nil {
                 if sent.count > 1 { sent.append(UInt8(ascii: ",")) }
-                JSONText.appendString(record.deviceId, to: &sent)
+                sent.append(UInt8(ascii: "\""))
+                sent.append(contentsOf: String(record.device.key).utf8)
+                sent.append(contentsOf: "\":".utf8)
+                JSONText.appendString(record.device.id, to: &sent)
                 continue
             }
             if others.count > 1 { others.append(UInt8(ascii: ",")) }
             others.append(UInt8(ascii: "["))
-            JSONText.appendString(record.deviceId, to: &others)
+            others.append(contentsOf: String(record.device.key).utf8)
+            others.append(UInt8(ascii: ","))
+            JSONText.appendString(record.device.id, to: &others)
             others.append(UInt8(ascii: ","))
             JSONText.appendString(record.outcome.rawValue, to: &others)
             others.append(UInt8(ascii: ","))
@@ -87,11 +90,12 @@ extension SQLMessageStore {
             others.append(UInt8(ascii: "]"))
         }
         if sent.count > 1 {
-            sent.append(UInt8(ascii: "]"))
+            sent.append(UInt8(ascii: "}"))
             try await db.raw(
                 """
-                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-                SELECT \(bind: app), value, \(bind: checkpoint.messageId), \(bind: at), \(bind: DeliveryRecord.Outcome.sent.rawValue), NULL
+                INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome, reason)
+                SELECT \(bind: app), CAST(key AS INTEGER), value, \(bind: checkpoint.messageId), \(bind: at),
+                       \(bind: DeliveryRecord.Outcome.sent.rawValue), NULL
                 FROM json_each(\(bind: String(decoding: sent, as: UTF8.self)))
                 """
             ).run()
@@ -100,9 +104,9 @@ extension SQLMessageStore {
             others.append(UInt8(ascii: "]"))
             try await db.raw(
                 """
-                INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-                SELECT \(bind: app), json_extract(value, '$[0]'), \(bind: checkpoint.messageId), \(bind: at),
-                       json_extract(value, '$[1]'), json_extract(value, '$[2]')
+                INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome, reason)
+                SELECT \(bind: app), json_extract(value, '$[0]'), json_extract(value, '$[1]'), \(bind: checkpoint.messageId),
+                       \(bind: at), json_extract(value, '$[2]'), json_extract(value, '$[3]')
                 FROM json_each(\(bind: String(decoding: others, as: UTF8.self)))
                 """
             ).run()

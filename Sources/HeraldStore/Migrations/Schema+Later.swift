@@ -214,5 +214,44 @@ extension Schema {
                 "CREATE INDEX deliveries_failures ON deliveries (message_id, outcome, reason) WHERE outcome <> 'sent'"
             ]
         },
+        Migration(name: "0023_history_by_device_key") { dialect in
+            [
+                // A device's history is filed under its row's key as well as its id (issue 27): a fan-out
+                // page is consecutive keys, so a checkpoint's rows land side by side in the index instead of
+                // one to a leaf as apps' scattered device ids put them (BENCHMARKS.md section 32). The id
+                // stays in the row: SQLite may give a deleted device's key to the next device.
+                "ALTER TABLE deliveries ADD COLUMN device_key BIGINT",
+                // The keys of removed devices that have history, so it stays findable by device id until it
+                // is pruned or erased (`RetiredDeviceKeys`).
+                """
+                CREATE TABLE retired_device_keys (
+                    id \(dialect.identity),
+                    app_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    device_key BIGINT NOT NULL,
+                    UNIQUE (app_id, device_id, device_key)
+                )
+                """,
+                """
+                UPDATE deliveries SET device_key = (
+                    SELECT d.id FROM devices d WHERE d.app_id = deliveries.app_id AND d.device_id = deliveries.device_id)
+                """,
+                // History of devices removed before this migration: a key of its own for each, below every
+                // row's key, never given to a device.
+                """
+                INSERT INTO retired_device_keys (app_id, device_id, device_key)
+                SELECT app_id, device_id, -ROW_NUMBER() OVER (ORDER BY app_id, device_id)
+                FROM (SELECT DISTINCT app_id, device_id FROM deliveries WHERE device_key IS NULL) removed
+                """,
+                """
+                UPDATE deliveries SET device_key = (
+                    SELECT r.device_key FROM retired_device_keys r WHERE r.app_id = deliveries.app_id AND r.device_id = deliveries.device_id)
+                WHERE device_key IS NULL
+                """,
+                "DROP INDEX deliveries_by_device",
+                // A device's history newest first, and the sweeper's per-device cap, by app and key.
+                "CREATE INDEX deliveries_by_device_key ON deliveries (app_id, device_key, id)",
+            ]
+        },
     ]
 }

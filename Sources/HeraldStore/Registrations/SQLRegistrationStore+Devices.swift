@@ -45,7 +45,7 @@ extension SQLRegistrationStore {
     public func unregister(app: String, deviceId: String, now: Timestamp) async throws -> Bool {
         try await backend.write { db in
             let live = try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now)
-            try await db.raw("DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
+            try await Self.deleteDevice(db, app: app, deviceId: deviceId)
             return live > 0
         }
     }
@@ -65,10 +65,17 @@ extension SQLRegistrationStore {
             let remaining = try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now)
             if remaining == 0 {
                 // Its last live channel is gone, so the device is gone too (as after expiry).
-                try await db.raw("DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
+                try await Self.deleteDevice(db, app: app, deviceId: deviceId)
             }
             return remaining
         }
+    }
+
+    /// Deletes the device's row (its registrations go with it), keeping its key if it has history.
+    static func deleteDevice(_ db: any SQLDatabase, app: String, deviceId: String) async throws {
+        let device: SQLQueryString = "app_id = \(bind: app) AND device_id = \(bind: deviceId)"
+        try await RetiredDeviceKeys.retire(db, where: device)
+        try await db.raw("DELETE FROM devices WHERE \(device)").run()
     }
 
     static func liveChannelCount(_ db: any SQLDatabase, app: String, deviceId: String, now: Timestamp) async throws -> Int {

@@ -79,20 +79,19 @@ extension SQLRegistrationStore {
         }
     }
 
-    /// Deletes those of `devices` that have no registration left. The rows are locked first (PostgreSQL),
-    /// so the NOT EXISTS runs on a snapshot that includes any register of the same device that committed
-    /// meanwhile (see `StoreDialect.lockDevices`).
+    /// Deletes those of `devices` that have no registration left, keeping the keys of those with history
+    /// (`RetiredDeviceKeys`). The rows are locked first (PostgreSQL), so the NOT EXISTS runs on a snapshot
+    /// that includes any register of the same device that committed meanwhile (see `StoreDialect.lockDevices`).
     static func deleteOrphans(_ db: any SQLDatabase, among devices: Set<Int64>) async throws {
         let dialect = StoreDialect(db)
         for chunk in devices.sorted().chunks(ofCount: RegistrationBatch.maxBinds) {
             let ids = Array(chunk)
             if let lock = dialect.lockDevices(ids) { try await db.raw(lock).run() }
-            try await db.raw(
+            let orphans: SQLQueryString = """
+                id IN (\(binds: ids)) AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
                 """
-                DELETE FROM devices WHERE id IN (\(binds: ids))
-                  AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
-                """
-            ).run()
+            try await RetiredDeviceKeys.retire(db, where: orphans)
+            try await db.raw("DELETE FROM devices WHERE \(orphans)").run()
         }
     }
 }

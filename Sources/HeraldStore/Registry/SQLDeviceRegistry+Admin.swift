@@ -101,20 +101,32 @@ extension SQLDeviceRegistry {
     }
 
     public func erase(app: String, deviceId: String) async throws -> Bool {
-        // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (kept by
-        // id, so it outlives a token removal) and its webhook events not yet delivered (they carry its
-        // token) explicitly, all in one transaction. The device goes first: on PostgreSQL that waits for
-        // a fan-out checkpoint removing the same device to commit, so the deletes after it see the
-        // history and events that checkpoint wrote.
+        // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (under
+        // its row's key and those it had before, so it outlives a token removal), its retired keys and its
+        // webhook events not yet delivered (they carry its token) explicitly, all in one transaction. The
+        // device goes first: on PostgreSQL that waits for a fan-out checkpoint removing the same device to
+        // commit, so the statements after it see the history, retired key and events that checkpoint wrote.
         try await backend.write { db in
             let device = try await db.raw(
                 "DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
-            ).first()
-            let history = try await db.raw(
-                "DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
-            ).all()
+            ).first()?.decode(column: "id", as: Int64.self)
+            let retired = try await db.raw(
+                """
+                DELETE FROM retired_device_keys WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING device_key
+                """
+            ).all().map { try $0.decode(column: "device_key", as: Int64.self) }
+            var erased = device != nil
+            for key in Set(retired + (device.map { [$0] } ?? [])) {
+                let history = try await db.raw(
+                    """
+                    DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_key = \(bind: key) AND device_id = \(bind: deviceId)
+                    RETURNING id
+                    """
+                ).all()
+                if !history.isEmpty { erased = true }
+            }
             try await db.raw("DELETE FROM webhook_events WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").run()
-            return device != nil || !history.isEmpty
+            return erased
         }
     }
 
@@ -143,19 +155,29 @@ extension SQLDeviceRegistry {
 
     public func deliveries(app: String, deviceId: String, before cursor: Int64?, limit: Int) async throws -> [DeliveryEntry]? {
         try await backend.read { db in
+            let (keys, live) = try await RetiredDeviceKeys.keys(db, app: app, deviceId: deviceId)
+            guard !keys.isEmpty else { return nil }
+            // Each key's newest entries through `deliveries_by_device_key` (usually one key: the device's
+            // row), merged. The device id is matched too: SQLite may have given a deleted device's key to
+            // another device since.
+            let perKey = keys.map { key -> SQLQueryString in
+                """
+                SELECT * FROM (
+                    SELECT id, message_id, delivered_at, outcome, reason FROM deliveries
+                    WHERE app_id = \(bind: app) AND device_key = \(bind: key) AND device_id = \(bind: deviceId)
+                      AND id < \(bind: cursor ?? Int64.max)
+                    ORDER BY id DESC LIMIT \(literal: limit)) k
+                """
+            }
             let rows = try await db.raw(
                 """
-                SELECT d.id, d.message_id, d.delivered_at, d.outcome, d.reason, m.template_name FROM deliveries d
+                SELECT d.id, d.message_id, d.delivered_at, d.outcome, d.reason, m.template_name
+                FROM (\(perKey.joined(separator: " UNION ALL "))) d
                 LEFT JOIN messages m ON m.id = d.message_id
-                WHERE d.app_id = \(bind: app) AND d.device_id = \(bind: deviceId) AND d.id < \(bind: cursor ?? Int64.max)
                 ORDER BY d.id DESC LIMIT \(literal: limit)
                 """
             ).all()
-            if rows.isEmpty, cursor == nil,
-                try await db.raw("SELECT id FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)").first() == nil
-            {
-                return nil
-            }
+            if rows.isEmpty, cursor == nil, !live { return nil }
             return try rows.map { row in
                 DeliveryEntry(
                     cursor: try row.decode(column: "id", as: Int64.self),

@@ -29,33 +29,34 @@ extension SQLDeviceRegistry {
             if deleted.count < batchSize { break }
             from = deleted.max() ?? from
         }
-        // By count: the devices over the cap, paged by key through deliveries_by_device (one pass over the
-        // index in all, however many pages), then each one's rows older than its newest `keepPerDevice`,
+        // By count: the devices over the cap, paged by key through deliveries_by_device_key (one pass over
+        // the index in all, however many pages), then each one's rows older than its newest `keepPerDevice`,
         // `batchSize` rows per transaction (usually one: a device's excess is what came since the last sweep).
-        // One app's pages are a range of the key pair alone, from (app, "") up to the app's last key: an
-        // equality on app_id let PostgreSQL without statistics read all of the app's rows through a bitmap
-        // and hash them, for each page.
+        // The cap is per device row: a device removed and registered again starts a new count, and its
+        // earlier rows go by age. One app's pages are a range of the key pair alone, from (app, minimum) up
+        // to the app's last key: an equality on app_id let PostgreSQL without statistics read all of the
+        // app's rows through a bitmap and hash them, for each page.
         var afterApp = app ?? ""
-        var afterDevice = ""
+        var afterKey = Int64.min
         let upToApp: SQLQueryString = app.map { "AND app_id <= \(bind: $0)" } ?? ""
         while true {
-            let over = try await backend.read { [afterApp, afterDevice] db in
+            let over = try await backend.read { [afterApp, afterKey] db in
                 try await db.raw(
                     """
-                    SELECT app_id, device_id FROM deliveries
-                    WHERE (app_id, device_id) > (\(bind: afterApp), \(bind: afterDevice)) \(upToApp)
-                    GROUP BY app_id, device_id HAVING COUNT(*) > \(literal: keepPerDevice)
-                    ORDER BY app_id, device_id LIMIT \(literal: batchSize)
+                    SELECT app_id, device_key FROM deliveries
+                    WHERE (app_id, device_key) > (\(bind: afterApp), \(bind: afterKey)) \(upToApp)
+                    GROUP BY app_id, device_key HAVING COUNT(*) > \(literal: keepPerDevice)
+                    ORDER BY app_id, device_key LIMIT \(literal: batchSize)
                     """
-                ).all().map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "device_id", as: String.self)) }
+                ).all().map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "device_key", as: Int64.self)) }
             }
-            if let last = over.last { (afterApp, afterDevice) = last }
-            for (app, device) in over {
+            if let last = over.last { (afterApp, afterKey) = last }
+            for (app, key) in over {
                 guard
                     let newestPruned = try await backend.read({ db in
                         try await db.raw(
                             """
-                            SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device)
+                            SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_key = \(bind: key)
                             ORDER BY id DESC LIMIT 1 OFFSET \(literal: keepPerDevice)
                             """
                         ).first()?.decode(column: "id", as: Int64.self)
@@ -66,7 +67,7 @@ extension SQLDeviceRegistry {
                         try await db.raw(
                             """
                             DELETE FROM deliveries WHERE id IN (
-                                SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_id = \(bind: device)
+                                SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_key = \(bind: key)
                                   AND id <= \(bind: newestPruned) ORDER BY id LIMIT \(literal: batchSize))
                             RETURNING id
                             """
@@ -78,6 +79,36 @@ extension SQLDeviceRegistry {
             }
             if over.count < batchSize { break }
         }
+        try await forgetRetiredKeys(batchSize: batchSize, app: app)
         return pruned
+    }
+
+    /// Forgets the retired keys (`RetiredDeviceKeys`) with no history left under them: one pass over the
+    /// table, read `batchSize` rows at a time, and a write only for a page that has some to forget.
+    func forgetRetiredKeys(batchSize: Int, app: String?) async throws {
+        let ofApp: SQLQueryString = app.map { "AND r.app_id = \(bind: $0)" } ?? ""
+        let noHistory: SQLQueryString = """
+            NOT EXISTS (SELECT 1 FROM deliveries h WHERE h.app_id = r.app_id AND h.device_key = r.device_key AND h.device_id = r.device_id)
+            """
+        var after = Int64.min
+        while true {
+            let page = try await backend.read { [after] db in
+                try await db.raw(
+                    """
+                    SELECT r.id, CASE WHEN \(noHistory) THEN 1 ELSE 0 END AS forget
+                    FROM retired_device_keys r WHERE r.id > \(bind: after) \(ofApp) ORDER BY r.id LIMIT \(literal: batchSize)
+                    """
+                ).all().map { (try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "forget", as: Int.self) == 1) }
+            }
+            let forget = page.filter(\.1).map(\.0)
+            if !forget.isEmpty {
+                // Checked again in the write: a checkpoint may have filed history under the key meanwhile.
+                try await backend.write { db in
+                    try await db.raw("DELETE FROM retired_device_keys AS r WHERE r.id IN (\(binds: forget)) AND \(noHistory)").run()
+                }
+            }
+            guard page.count == batchSize, let last = page.last else { return }
+            after = last.0
+        }
     }
 }

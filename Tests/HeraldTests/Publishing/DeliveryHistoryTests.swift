@@ -2,8 +2,10 @@ import APNsMock
 import Herald
 import HeraldCore
 import HeraldDispatch
+import HeraldStore
 import Hummingbird
 import HummingbirdTesting
+import SQLKit
 import Testing
 
 /// Each notification's final outcome lands in its device's delivery history, written with the page
@@ -59,6 +61,90 @@ import Testing
             let older = try await h.client.call(.get, "/shop/k-admin/devices/dev-0/deliveries?limit=1&cursor=\(cursor)")
             #expect(older.body["deliveries"]?[0]?["messageId"] == .string(id))
             #expect(older.body["nextCursor"] == .null)
+        }
+    }
+
+    /// The history is filed under each device row's key: a device removed and registered again (a new row)
+    /// still lists what it had, one page after another across both rows, and a device given a deleted
+    /// device's key (SQLite reuses the highest) sees none of the other's.
+    @Test(arguments: PublishHarness.Database.available)
+    func aDeviceKeepsItsHistoryAcrossItsRowsAndSeesNoOthers(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
+            try await h.registerDevices(0..<2)
+            try await h.registerDevices(2..<3)
+            func key(_ device: String) async throws -> Int64? {
+                try await h.store.backend.read { db in
+                    try await db.raw("SELECT id FROM devices WHERE device_id = \(bind: device)").first()?.decode(
+                        column: "id", as: Int64.self)
+                }
+            }
+            let removedKey = try await key("dev-2")
+            func messages(_ device: String, query: String = "") async throws -> [JSONValue] {
+                let answer = try await h.client.call(.get, "/shop/k-server/devices/\(device)/deliveries\(query)")
+                #expect(answer.status == .ok, "\(device): \(answer.body)")
+                guard case .array(let entries)? = answer.body["deliveries"] else { return [] }
+                return entries.map { $0["messageId"] ?? .null }
+            }
+            let first = try await h.publish("news", #"{"message": "One"}"#)
+            _ = try await h.waitFor(first, status: "published")
+            #expect(try await h.client.call(.delete, PublishHarness.register + "/dev-2").status == .ok)
+            try await h.registerDevices(9..<10)
+            if database == .sqlite {
+                #expect(try await key("dev-9") == removedKey, "SQLite gives the new device the deleted device's key")
+            }
+            let second = try await h.publish("news", #"{"message": "Two"}"#)
+            _ = try await h.waitFor(second, status: "published")
+            #expect(try await messages("dev-9") == [.string(second)], "none of dev-2's under the same key")
+            #expect(try await messages("dev-2") == [.string(first)], "a removed device's history stays")
+
+            try await h.registerDevices(2..<3)
+            #expect(try await key("dev-2") != removedKey)
+            let third = try await h.publish("news", #"{"message": "Three"}"#)
+            _ = try await h.waitFor(third, status: "published")
+            #expect(try await messages("dev-2") == [.string(third), .string(first)], "both rows' history, newest first")
+            let page = try await h.client.call(.get, "/shop/k-server/devices/dev-2/deliveries?limit=1")
+            #expect(page.body["deliveries"]?[0]?["messageId"] == .string(third))
+            guard case .string(let cursor)? = page.body["nextCursor"] else {
+                Issue.record("no cursor in \(page.body)")
+                return
+            }
+            #expect(try await messages("dev-2", query: "?limit=1&cursor=\(cursor)") == [.string(first)])
+            #expect(try await messages("dev-9") == [.string(third), .string(second)])
+
+            // Erasing dev-2 takes the history of both its rows and leaves dev-9's.
+            #expect(try await h.client.call(.delete, "/shop/k-admin/devices/dev-2").status == .ok)
+            #expect(try await h.client.call(.get, "/shop/k-server/devices/dev-2/deliveries").body.code == 5000)
+            #expect(try await messages("dev-9") == [.string(third), .string(second)])
+            let retired = try await h.store.backend.read { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(retired == 0, "the erased device's retired key goes with it")
+        }
+    }
+
+    /// A removed device's key is kept while history is filed under it, and forgotten by the sweep that
+    /// prunes the last of it.
+    @Test(arguments: PublishHarness.Database.available)
+    func aRetiredKeyIsForgottenWithItsLastHistory(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
+            try await h.registerDevices(0..<3)
+            let id = try await h.publish("news", #"{"message": "Hi"}"#)
+            _ = try await h.waitFor(id, status: "published")
+            #expect(try await h.client.call(.delete, PublishHarness.register + "/dev-1").status == .ok)
+            func retired() async throws -> [String] {
+                try await h.store.backend.read { db in
+                    try await db.raw("SELECT device_id FROM retired_device_keys ORDER BY device_id").all().map {
+                        try $0.decode(column: "device_id", as: String.self)
+                    }
+                }
+            }
+            #expect(try await retired() == ["dev-1"])
+            #expect(try await h.client.call(.post, "/shop/k-admin/admin/sweep").body["historyPruned"] == .integer(0))
+            #expect(try await retired() == ["dev-1"], "kept while its history is")
+            h.clock.advance(milliseconds: 31 * 86_400_000)
+            #expect(try await h.client.call(.post, "/shop/k-admin/admin/sweep").body["historyPruned"] != .integer(0))
+            #expect(try await retired() == [])
+            #expect(try await h.client.call(.get, "/shop/k-server/devices/dev-1/deliveries").body.code == 5000)
         }
     }
 
