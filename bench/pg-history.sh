@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # What PostgreSQL itself spends to record a fan-out's delivery history, and which of the table's indexes
-# it goes to: pages of 500 rows inserted the way a checkpoint inserts them (three arrays spread by
+# it goes to: pages of 500 rows inserted the way a checkpoint inserts them (four arrays spread by
 # `unnest`), into Herald's `deliveries` (`herald migrate`) already holding DEPTH rows for each of 100,000
-# devices, with every index and with `deliveries_by_time` and/or `deliveries_by_device` dropped. Each
+# devices, with every index and with `deliveries_by_time` and/or `deliveries_by_device_key` dropped. Each
 # variant runs in a transaction that is rolled back, so all start from the same table; the time is the
 # inserts' alone (one transaction: no commits, as in the fan-out's own checkpoints minus their fsyncs).
-# The last variant puts a hash index on device_id in the place of `deliveries_by_device` (a design, not
-# Herald's schema: BENCHMARKS.md section 31). HERALD_BENCH_HISTORY_IDS=scattered gives the devices ids
-# spread over the key space (`dev-` and an md5), as apps' UUIDs are, instead of `dev-000000001 …` in order.
-# Run after a release build (BENCHMARKS.md sections 30 and 31):
+# The last two variants put the index of before migration 0023, (app_id, device_id, id), in the place of
+# `deliveries_by_device_key`, and a hash index on device_id (BENCHMARKS.md sections 31 and 32).
+# HERALD_BENCH_HISTORY_IDS=scattered gives the devices ids spread over the key space (`dev-` and an md5),
+# as apps' UUIDs are, instead of `dev-000000001 …` in key order.
+# Run after a release build (BENCHMARKS.md sections 30 to 32):
 #   bash bench/pg-history.sh                         # depth 12, 100 pages of 500, 3 times each
 #   HERALD_BENCH_HISTORY_DEPTH=30 HERALD_BENCH_HISTORY_IDS=scattered bash bench/pg-history.sh
 set -euo pipefail
@@ -34,31 +35,32 @@ trap 'psql "$HERALD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS herald_bench
 timeout 300 "$HERALD" migrate --database "$DB" >/dev/null
 # DEPTH earlier fan-outs' rows for devices dev-000000001 … dev-000100000, in the order fan-outs write them.
 psql "$DB" -qc "
-    INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-    SELECT 'bench', $(device d), 'earlier-' || m, m, 'sent', NULL
+    INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome, reason)
+    SELECT 'bench', d, $(device d), 'earlier-' || m, m, 'sent', NULL
     FROM generate_series(1, $DEPTH) m, generate_series(1, 100000) d ORDER BY m, d" -c "VACUUM ANALYZE deliveries"
 
 insert="DO \$\$
-DECLARE ids text[]; outcomes text[]; reasons text[];
+DECLARE keys bigint[]; ids text[]; outcomes text[]; reasons text[];
 BEGIN
   FOR p IN 0..$((PAGES - 1)) LOOP
-    SELECT array_agg($(device "p * 500 + g")), array_agg('sent'::text), array_agg(''::text)
-      INTO ids, outcomes, reasons FROM generate_series(1, 500) g;
-    INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome, reason)
-      SELECT 'bench', t.device_id, 'this-one', 1, t.outcome, NULLIF(t.reason, '')
-      FROM unnest(ids, outcomes, reasons) AS t(device_id, outcome, reason);
+    SELECT array_agg(p * 500 + g), array_agg($(device "p * 500 + g")), array_agg('sent'::text), array_agg(''::text)
+      INTO keys, ids, outcomes, reasons FROM generate_series(1, 500) g;
+    INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome, reason)
+      SELECT 'bench', t.device_key, t.device_id, 'this-one', 1, t.outcome, NULLIF(t.reason, '')
+      FROM unnest(keys, ids, outcomes, reasons) AS t(device_key, device_id, outcome, reason);
   END LOOP;
 END \$\$;"
 
 echo "== PostgreSQL $(psql "$DB" -tAc 'SHOW server_version' | cut -d' ' -f1): $PAGES pages of 500 history rows into deliveries holding $DEPTH rows a device for 100,000 devices ($IDS ids) =="
-for variant in "every index" "without deliveries_by_time" "without deliveries_by_device" "without both" \
-    "a hash index on device_id for deliveries_by_device"; do
+for variant in "every index" "without deliveries_by_time" "without deliveries_by_device_key" "without both" \
+    "the device id index of before 0023 instead" "a hash index on device_id instead"; do
     case $variant in
         "every index") drop="" ;;
         "without deliveries_by_time") drop="DROP INDEX deliveries_by_time;" ;;
-        "without deliveries_by_device") drop="DROP INDEX deliveries_by_device;" ;;
-        "without both") drop="DROP INDEX deliveries_by_time; DROP INDEX deliveries_by_device;" ;;
-        "a hash index"*) drop="DROP INDEX deliveries_by_device; CREATE INDEX deliveries_by_device_hash ON deliveries USING hash (device_id);" ;;
+        "without deliveries_by_device_key") drop="DROP INDEX deliveries_by_device_key;" ;;
+        "without both") drop="DROP INDEX deliveries_by_time; DROP INDEX deliveries_by_device_key;" ;;
+        "the device id index"*) drop="DROP INDEX deliveries_by_device_key; CREATE INDEX deliveries_by_device ON deliveries (app_id, device_id, id);" ;;
+        "a hash index"*) drop="DROP INDEX deliveries_by_device_key; CREATE INDEX deliveries_by_device_hash ON deliveries USING hash (device_id);" ;;
     esac
     figures=""
     for _ in $(seq 1 "$REPEAT"); do
