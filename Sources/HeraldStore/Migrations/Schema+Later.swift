@@ -232,6 +232,8 @@ extension Schema {
                     UNIQUE (app_id, device_id, device_key)
                 )
                 """,
+                // Dropped before the rows are filled in, so the updates do not maintain it.
+                "DROP INDEX deliveries_by_device",
                 """
                 UPDATE deliveries SET device_key = (
                     SELECT d.id FROM devices d WHERE d.app_id = deliveries.app_id AND d.device_id = deliveries.device_id)
@@ -248,7 +250,6 @@ extension Schema {
                     SELECT r.device_key FROM retired_device_keys r WHERE r.app_id = deliveries.app_id AND r.device_id = deliveries.device_id)
                 WHERE device_key IS NULL
                 """,
-                "DROP INDEX deliveries_by_device",
                 // A device's history newest first, and the sweeper's per-device cap, by app and key.
                 "CREATE INDEX deliveries_by_device_key ON deliveries (app_id, device_key, id)",
             ]
