@@ -1,7 +1,8 @@
 import HeraldCore
-import HeraldStore
 import SQLKit
 import Testing
+
+@testable import HeraldStore
 
 /// The sweeper's pruning of the delivery history, on every backend: by age and by a per-device cap,
 /// in small transactions.
@@ -78,6 +79,109 @@ import Testing
                 }
             }
             #expect(left == ["blog=4", "shop=8"])
+        }
+    }
+
+    /// Two devices filed under one key (SQLite gives a deleted row's key to the next device): the cap counts
+    /// each device's own rows, so neither loses history to the other's.
+    @Test(arguments: StoreBackendKind.allCases)
+    func theCapCountsEachDeviceUnderAReusedKeyOnItsOwn(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            // "old" (removed, its key retired) has 3 rows under key 7; "new" then got key 7 and has 3 newer ones.
+            try await backend.write { db in
+                for (device, offset) in [("old", 1), ("old", 2), ("old", 3), ("new", 4), ("new", 5), ("new", 6)] {
+                    try await db.raw(
+                        """
+                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+                        VALUES ('shop', 7, \(bind: device), 'message:x', \(bind: t0.milliseconds + Int64(offset)), 'sent')
+                        """
+                    ).run()
+                }
+            }
+            let registry = SQLDeviceRegistry(backend: backend)
+            #expect(try await registry.pruneHistory(before: t0, keepPerDevice: 3, batchSize: 10) == 0, "nobody is over 3")
+            #expect(try await registry.pruneHistory(before: t0, keepPerDevice: 2, batchSize: 10) == 2)
+            let kept = try await backend.read { db in
+                try await db.raw("SELECT device_id, delivered_at FROM deliveries ORDER BY delivered_at").all().map {
+                    "\(try $0.decode(column: "device_id", as: String.self))@\(try $0.decode(column: "delivered_at", as: Int64.self) - t0.milliseconds)"
+                }
+            }
+            #expect(kept == ["old@2", "old@3", "new@5", "new@6"], "each device's newest 2")
+        }
+    }
+
+    /// An erasure keeps the device's keys retired, so an entry a fan-out writes after it (it read the device
+    /// before) is listed and a second erasure takes it; the sweep forgets the keys once nothing is under them.
+    @Test(arguments: StoreBackendKind.allCases)
+    func anEntryWrittenAfterAnErasureIsFoundAndErased(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let request = try RegistrationRequest(
+                json: try JSONValue.parse(Array(#"{"deviceToken": "aa01", "deviceId": "d1", "os": "IOS", "channels": ["news"]}"#.utf8)),
+                now: t0)
+            _ = try await store.register(app: "shop", request, now: t0)
+            let key = try await backend.read { db in
+                try #require(try await db.raw("SELECT id FROM devices WHERE device_id = 'd1'").first()).decode(column: "id", as: Int64.self)
+            }
+            @Sendable func deliver(_ message: String) async throws {
+                try await backend.write { db in
+                    try await db.raw(
+                        """
+                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+                        VALUES ('shop', \(bind: key), 'd1', \(bind: message), \(bind: t0.milliseconds), 'sent')
+                        """
+                    ).run()
+                }
+            }
+            try await deliver("message:before")
+            let registry = SQLDeviceRegistry(backend: backend)
+            #expect(try await registry.erase(app: "shop", deviceId: "d1"))
+            #expect(try await registry.deliveries(app: "shop", deviceId: "d1", before: nil, limit: 10) == nil)
+            try await deliver("message:late")
+            #expect(
+                try await registry.deliveries(app: "shop", deviceId: "d1", before: nil, limit: 10)?.map(\.messageId) == ["message:late"])
+            #expect(try await registry.erase(app: "shop", deviceId: "d1"), "the late entry is erased too")
+            #expect(try await registry.deliveries(app: "shop", deviceId: "d1", before: nil, limit: 10) == nil)
+            _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 2)
+            let retired = try await backend.read { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(retired == 0)
+            #expect(try await registry.erase(app: "shop", deviceId: "d1") == false)
+        }
+    }
+
+    /// The sweep's pass over the retired keys reads a bounded number a sweep and goes on where it stopped.
+    @Test(arguments: StoreBackendKind.allCases)
+    func retiredKeysWithNothingUnderThemAreForgottenOverSweeps(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            let count = SQLDeviceRegistry.retiredKeysPerSweep + 500
+            try await backend.write { db in
+                try await db.raw(
+                    """
+                    WITH RECURSIVE series(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM series WHERE i < \(literal: count))
+                    INSERT INTO retired_device_keys (app_id, device_id, device_key)
+                    SELECT 'shop', 'd' || CAST(i AS TEXT), -i FROM series
+                    """
+                ).run()
+                // One key still has history under it.
+                try await db.raw(
+                    """
+                    INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+                    VALUES ('shop', -3, 'd3', 'message:x', \(bind: t0.milliseconds), 'sent')
+                    """
+                ).run()
+            }
+            func left() async throws -> Int {
+                try await backend.read { db in
+                    try #require(try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys").first()).decode(
+                        column: "n", as: Int.self)
+                }
+            }
+            let registry = SQLDeviceRegistry(backend: backend)
+            _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 250)
+            #expect(try await left() == 500 + 1, "one sweep's worth forgotten, the one with history kept")
+            _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 250)
+            #expect(try await left() == 1)
         }
     }
 }

@@ -134,18 +134,20 @@ extension SQLMessageStore {
             for removal in checkpoint.remove {
                 // Registrations go with the device (ON DELETE CASCADE). With the history on, its key is kept
                 // whatever its history holds yet: other fan-outs reaching it may still write some.
-                let device: SQLQueryString = """
-                    id = \(bind: removal.deviceKey) AND device_token = \(bind: removal.deviceToken)
-                      AND last_seen_at <= \(bind: removal.invalidSince?.milliseconds ?? Int64.max)
-                    """
-                try await RetiredDeviceKeys.retire(db, where: device, always: !checkpoint.deliveries.isEmpty)
-                let rows = try await db.raw("DELETE FROM devices WHERE \(device) RETURNING app_id, device_id").all()
+                let rows = try await RetiredDeviceKeys.deleteDevices(
+                    db,
+                    where: """
+                        id = \(bind: removal.deviceKey) AND device_token = \(bind: removal.deviceToken)
+                          AND last_seen_at <= \(bind: removal.invalidSince?.milliseconds ?? Int64.max)
+                        """,
+                    always: !checkpoint.deliveries.isEmpty)
                 removed += Int64(rows.count)
                 byProvider[removal.provider, default: ProviderCounts()].tokensRemoved += Int64(rows.count)
                 for row in rows {
                     try await events.append(
-                        db, app: try row.decode(column: "app_id", as: String.self), type: .deviceTokenRemoved,
-                        data: Self.deviceEvent(row, token: removal.deviceToken, message: checkpoint.messageId, reason: removal.reason),
+                        db, app: row.app, type: .deviceTokenRemoved,
+                        data: Self.deviceEvent(
+                            deviceId: row.deviceId, token: removal.deviceToken, message: checkpoint.messageId, reason: removal.reason),
                         at: recordedAt)
                 }
             }

@@ -7,9 +7,13 @@ extension SQLMessageStore {
     /// A device event's data: the device, its token (the app's backend keys its own table by it), and the
     /// message whose send found out.
     static func deviceEvent(_ row: any SQLRow, token: String, message: String, reason: String?) throws -> [String: JSONValue] {
+        deviceEvent(deviceId: try row.decode(column: "device_id", as: String.self), token: token, message: message, reason: reason)
+    }
+
+    static func deviceEvent(deviceId: String, token: String, message: String, reason: String?) -> [String: JSONValue] {
         [
-            "deviceId": .string(try row.decode(column: "device_id", as: String.self)), "deviceToken": .string(token),
-            "messageId": .string(message), "reason": reason.map(JSONValue.string) ?? .null,
+            "deviceId": .string(deviceId), "deviceToken": .string(token), "messageId": .string(message),
+            "reason": reason.map(JSONValue.string) ?? .null,
         ]
     }
 

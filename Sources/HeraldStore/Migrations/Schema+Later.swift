@@ -250,8 +250,9 @@ extension Schema {
                     SELECT r.device_key FROM retired_device_keys r WHERE r.app_id = deliveries.app_id AND r.device_id = deliveries.device_id)
                 WHERE device_key IS NULL
                 """,
-                // A device's history newest first, and the sweeper's per-device cap, by app and key.
-                "CREATE INDEX deliveries_by_device_key ON deliveries (app_id, device_key, id)",
+                // A device's history newest first, and the sweeper's per-device cap, by app and key; the id
+                // too, for a key SQLite gave two devices.
+                "CREATE INDEX deliveries_by_device_key ON deliveries (app_id, device_key, device_id, id)",
             ]
         },
     ]

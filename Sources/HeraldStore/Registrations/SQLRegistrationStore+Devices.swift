@@ -73,9 +73,7 @@ extension SQLRegistrationStore {
 
     /// Deletes the device's row (its registrations go with it), keeping its key if it has history.
     static func deleteDevice(_ db: any SQLDatabase, app: String, deviceId: String) async throws {
-        let device: SQLQueryString = "app_id = \(bind: app) AND device_id = \(bind: deviceId)"
-        try await RetiredDeviceKeys.retire(db, where: device)
-        try await db.raw("DELETE FROM devices WHERE \(device)").run()
+        try await RetiredDeviceKeys.deleteDevices(db, where: "app_id = \(bind: app) AND device_id = \(bind: deviceId)")
     }
 
     static func liveChannelCount(_ db: any SQLDatabase, app: String, deviceId: String, now: Timestamp) async throws -> Int {

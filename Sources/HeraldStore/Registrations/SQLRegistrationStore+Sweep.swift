@@ -90,8 +90,7 @@ extension SQLRegistrationStore {
             let orphans: SQLQueryString = """
                 id IN (\(binds: ids)) AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = devices.id)
                 """
-            try await RetiredDeviceKeys.retire(db, where: orphans)
-            try await db.raw("DELETE FROM devices WHERE \(orphans)").run()
+            try await RetiredDeviceKeys.deleteDevices(db, where: orphans)
         }
     }
 }

@@ -101,22 +101,22 @@ extension SQLDeviceRegistry {
     }
 
     public func erase(app: String, deviceId: String) async throws -> Bool {
-        // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (under
-        // its row's key and those it had before, so it outlives a token removal), its retired keys and its
-        // webhook events not yet delivered (they carry its token) explicitly, all in one transaction. The
-        // device goes first: on PostgreSQL that waits for a fan-out checkpoint removing the same device to
-        // commit, so the statements after it see the history, retired key and events that checkpoint wrote.
+        // Registrations and launches go with the device (ON DELETE CASCADE), its delivery history (under its
+        // row's key and every key it had before, so it outlives a token removal) and its webhook events not
+        // yet delivered (they carry its token) explicitly, all in one transaction. The device goes first: on
+        // PostgreSQL that waits for a fan-out checkpoint removing the same device to commit, so the statements
+        // after it see the history, retired key and events that checkpoint wrote. Its keys stay retired
+        // (`RetiredDeviceKeys`): a fan-out that read the device before may still write an entry, which a
+        // later erasure then finds; the sweeper forgets the keys once nothing is under them.
         try await backend.write { db in
-            let device = try await db.raw(
-                "DELETE FROM devices WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING id"
-            ).first()?.decode(column: "id", as: Int64.self)
-            let retired = try await db.raw(
-                """
-                DELETE FROM retired_device_keys WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId) RETURNING device_key
-                """
+            let device = try await RetiredDeviceKeys.deleteDevices(
+                db, where: "app_id = \(bind: app) AND device_id = \(bind: deviceId)", always: true
+            ).first
+            let keys = try await db.raw(
+                "SELECT device_key FROM retired_device_keys WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)"
             ).all().map { try $0.decode(column: "device_key", as: Int64.self) }
             var erased = device != nil
-            for key in Set(retired + (device.map { [$0] } ?? [])) {
+            for key in keys {
                 let history = try await db.raw(
                     """
                     DELETE FROM deliveries WHERE app_id = \(bind: app) AND device_key = \(bind: key) AND device_id = \(bind: deviceId)

@@ -29,53 +29,36 @@ extension SQLDeviceRegistry {
             if deleted.count < batchSize { break }
             from = deleted.max() ?? from
         }
-        // By count: the devices over the cap, paged by key through deliveries_by_device_key (one pass over
-        // the index in all, however many pages), then each one's rows older than its newest `keepPerDevice`,
-        // `batchSize` rows per transaction (usually one: a device's excess is what came since the last sweep).
-        // The cap is per device row: a device removed and registered again starts a new count, and its
-        // earlier rows go by age. One app's pages are a range of the key pair alone, from (app, minimum) up
-        // to the app's last key: an equality on app_id let PostgreSQL without statistics read all of the
-        // app's rows through a bitmap and hash them, for each page.
-        var afterApp = app ?? ""
-        var afterKey = Int64.min
+        // By count: the devices over the cap, paged through deliveries_by_device_key (one pass over the index
+        // in all, however many pages), then each one's rows older than its newest `keepPerDevice`, `batchSize`
+        // rows per transaction (usually one: a device's excess is what came since the last sweep). A device is
+        // its key and id (a key SQLite gave two devices files both, each capped on its own), so a device
+        // removed and registered again under a new key starts a new count, and its earlier rows go by age.
+        // One app's pages are a range of the index alone, from (app, minimum, "") up to the app's last key:
+        // an equality on app_id let PostgreSQL without statistics read all of the app's rows through a bitmap
+        // and hash them, for each page.
+        var after: (app: String, key: Int64, device: String) = (app ?? "", Int64.min, "")
         let upToApp: SQLQueryString = app.map { "AND app_id <= \(bind: $0)" } ?? ""
         while true {
-            let over = try await backend.read { [afterApp, afterKey] db in
+            let over = try await backend.read { [after] db in
                 try await db.raw(
                     """
-                    SELECT app_id, device_key FROM deliveries
-                    WHERE (app_id, device_key) > (\(bind: afterApp), \(bind: afterKey)) \(upToApp)
-                    GROUP BY app_id, device_key HAVING COUNT(*) > \(literal: keepPerDevice)
-                    ORDER BY app_id, device_key LIMIT \(literal: batchSize)
+                    SELECT app_id, device_key, device_id FROM deliveries
+                    WHERE (app_id, device_key, device_id) > (\(bind: after.app), \(bind: after.key), \(bind: after.device)) \(upToApp)
+                    GROUP BY app_id, device_key, device_id HAVING COUNT(*) > \(literal: keepPerDevice)
+                    ORDER BY app_id, device_key, device_id LIMIT \(literal: batchSize)
                     """
-                ).all().map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "device_key", as: Int64.self)) }
-            }
-            if let last = over.last { (afterApp, afterKey) = last }
-            for (app, key) in over {
-                guard
-                    let newestPruned = try await backend.read({ db in
-                        try await db.raw(
-                            """
-                            SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_key = \(bind: key)
-                            ORDER BY id DESC LIMIT 1 OFFSET \(literal: keepPerDevice)
-                            """
-                        ).first()?.decode(column: "id", as: Int64.self)
-                    })
-                else { continue }
-                while true {
-                    let deleted = try await backend.write { db in
-                        try await db.raw(
-                            """
-                            DELETE FROM deliveries WHERE id IN (
-                                SELECT id FROM deliveries WHERE app_id = \(bind: app) AND device_key = \(bind: key)
-                                  AND id <= \(bind: newestPruned) ORDER BY id LIMIT \(literal: batchSize))
-                            RETURNING id
-                            """
-                        ).all().count
-                    }
-                    pruned += deleted
-                    if deleted < batchSize { break }
+                ).all().map {
+                    (
+                        app: try $0.decode(column: "app_id", as: String.self), key: try $0.decode(column: "device_key", as: Int64.self),
+                        device: try $0.decode(column: "device_id", as: String.self)
+                    )
                 }
+            }
+            if let last = over.last { after = last }
+            for device in over {
+                pruned += try await capDevice(
+                    app: device.app, key: device.key, device: device.device, keep: keepPerDevice, batchSize: batchSize)
             }
             if over.count < batchSize { break }
         }
@@ -83,15 +66,46 @@ extension SQLDeviceRegistry {
         return pruned
     }
 
-    /// Forgets the retired keys (`RetiredDeviceKeys`) with no history left under them: one pass over the
-    /// table, read `batchSize` rows at a time, and a write only for a page that has some to forget.
+    /// Deletes the rows of `device` under `key` older than its newest `keep`, `batchSize` per transaction.
+    func capDevice(app: String, key: Int64, device: String, keep: Int, batchSize: Int) async throws -> Int {
+        let rows: SQLQueryString = "app_id = \(bind: app) AND device_key = \(bind: key) AND device_id = \(bind: device)"
+        guard
+            let newestPruned = try await backend.read({ db in
+                try await db.raw("SELECT id FROM deliveries WHERE \(rows) ORDER BY id DESC LIMIT 1 OFFSET \(literal: keep)")
+                    .first()?.decode(column: "id", as: Int64.self)
+            })
+        else { return 0 }
+        var pruned = 0
+        while true {
+            let deleted = try await backend.write { db in
+                try await db.raw(
+                    """
+                    DELETE FROM deliveries WHERE id IN (
+                        SELECT id FROM deliveries WHERE \(rows) AND id <= \(bind: newestPruned) ORDER BY id LIMIT \(literal: batchSize))
+                    RETURNING id
+                    """
+                ).all().count
+            }
+            pruned += deleted
+            if deleted < batchSize { return pruned }
+        }
+    }
+
+    /// Retired keys (`RetiredDeviceKeys`) one sweep looks at, at most: each is an index probe, and a large
+    /// app retires a key for every device it loses with history, kept for up to `history.days`.
+    static let retiredKeysPerSweep = 20_000
+
+    /// Forgets the retired keys with no history left under them: `retiredKeysPerSweep` of them a sweep at
+    /// most, read `batchSize` at a time from where the last sweep stopped (all of an app's from the start,
+    /// for one app's), with a write only for a page that has some to forget.
     func forgetRetiredKeys(batchSize: Int, app: String?) async throws {
         let ofApp: SQLQueryString = app.map { "AND r.app_id = \(bind: $0)" } ?? ""
         let noHistory: SQLQueryString = """
             NOT EXISTS (SELECT 1 FROM deliveries h WHERE h.app_id = r.app_id AND h.device_key = r.device_key AND h.device_id = r.device_id)
             """
-        var after = Int64.min
-        while true {
+        var after = app == nil ? retiredKeyCursor.withLock { $0 } : Int64.min
+        var seen = 0
+        while seen < Self.retiredKeysPerSweep {
             let page = try await backend.read { [after] db in
                 try await db.raw(
                     """
@@ -107,8 +121,13 @@ extension SQLDeviceRegistry {
                     try await db.raw("DELETE FROM retired_device_keys AS r WHERE r.id IN (\(binds: forget)) AND \(noHistory)").run()
                 }
             }
-            guard page.count == batchSize, let last = page.last else { return }
+            seen += page.count
+            guard page.count == batchSize, let last = page.last else {
+                after = Int64.min  // the end of the table: the next sweep starts again from the first
+                break
+            }
             after = last.0
         }
+        if app == nil { retiredKeyCursor.withLock { [after] in $0 = after } }
     }
 }

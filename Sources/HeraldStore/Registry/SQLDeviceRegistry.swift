@@ -10,6 +10,9 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
     /// Which apps' admin deactivations write a webhook event (in the same transaction).
     let events: EventOutbox
 
+    /// Where the sweeper's pass over the retired keys stopped (`forgetRetiredKeys`); shared by copies.
+    let retiredKeyCursor = Locked<Int64>(Int64.min)
+
     /// Concurrent launch calls are written together (see `LaunchBatch`).
     let launches: Batcher<LaunchBatch.Call, LaunchRecord>
 
