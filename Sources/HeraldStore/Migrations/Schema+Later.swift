@@ -232,23 +232,21 @@ extension Schema {
                     UNIQUE (app_id, device_id, device_key)
                 )
                 """,
-                // Dropped before the rows are filled in, so the updates do not maintain it.
+                // Dropped before the rows are filled in, so the update does not maintain it.
                 "DROP INDEX deliveries_by_device",
-                """
-                UPDATE deliveries SET device_key = (
-                    SELECT d.id FROM devices d WHERE d.app_id = deliveries.app_id AND d.device_id = deliveries.device_id)
-                """,
                 // History of devices removed before this migration: a key of its own for each, below every
                 // row's key, never given to a device.
                 """
                 INSERT INTO retired_device_keys (app_id, device_id, device_key)
                 SELECT app_id, device_id, -ROW_NUMBER() OVER (ORDER BY app_id, device_id)
-                FROM (SELECT DISTINCT app_id, device_id FROM deliveries WHERE device_key IS NULL) removed
+                FROM (SELECT DISTINCT app_id, device_id FROM deliveries h
+                      WHERE NOT EXISTS (SELECT 1 FROM devices d WHERE d.app_id = h.app_id AND d.device_id = h.device_id)) removed
                 """,
+                // Every row once: its device's row key, or its removed device's retired key.
                 """
-                UPDATE deliveries SET device_key = (
-                    SELECT r.device_key FROM retired_device_keys r WHERE r.app_id = deliveries.app_id AND r.device_id = deliveries.device_id)
-                WHERE device_key IS NULL
+                UPDATE deliveries SET device_key = COALESCE(
+                    (SELECT d.id FROM devices d WHERE d.app_id = deliveries.app_id AND d.device_id = deliveries.device_id),
+                    (SELECT r.device_key FROM retired_device_keys r WHERE r.app_id = deliveries.app_id AND r.device_id = deliveries.device_id))
                 """,
                 // A device's history newest first, and the sweeper's per-device cap, by app and key; the id
                 // too, for a key SQLite gave two devices.
