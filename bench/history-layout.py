@@ -2,7 +2,7 @@
 """What SQLite itself spends to record a fan-out's delivery history, in Herald's layout and two others.
 
 Herald's SQLite checkpoint inserts a page's history rows (500 devices) into `deliveries`. Since migration
-0023 its index is `deliveries_by_device_key (app_id, device_key, device_id, id)` ("by-key"): a page is consecutive
+0023 its index is `deliveries_by_device_key (app_id, device_key, id)` ("by-key"): a page is consecutive
 device keys, so its rows land side by side. Before, it was `deliveries_by_device (app_id, device_id, id)`
 ("by-id"): with apps' device ids (UUIDs, scattered against the fan-out's key order) each row landed on its
 own leaf page, so a checkpoint of 500 rows rewrote about 500 index pages (into the WAL, then into the file
@@ -35,7 +35,7 @@ SCHEMA = [
     "CREATE TABLE staged (id INTEGER PRIMARY KEY, app_id TEXT, message_id TEXT, delivered_at BIGINT, sent TEXT)",
 ]
 DEVICE_INDEX = {
-    "by-key": "CREATE INDEX deliveries_by_device_key ON deliveries (app_id, device_key, device_id, id)",
+    "by-key": "CREATE INDEX deliveries_by_device_key ON deliveries (app_id, device_key, id)",
     "by-id": "CREATE INDEX deliveries_by_device ON deliveries (app_id, device_id, id)",
     "staged": "CREATE INDEX deliveries_by_device ON deliveries (app_id, device_id, id)",
 }

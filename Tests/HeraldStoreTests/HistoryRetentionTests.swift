@@ -83,9 +83,9 @@ import Testing
     }
 
     /// Two devices filed under one key (SQLite gives a deleted row's key to the next device): the cap counts
-    /// each device's own rows, so neither loses history to the other's.
+    /// the key's rows together, the oldest first, so the new device never loses its own to the old one's.
     @Test(arguments: StoreBackendKind.allCases)
-    func theCapCountsEachDeviceUnderAReusedKeyOnItsOwn(_ kind: StoreBackendKind) async throws {
+    func theCapOfAReusedKeyTakesTheOlderDevicesRowsFirst(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { _, backend in
             // "old" (removed, its key retired) has 3 rows under key 7; "new" then got key 7 and has 3 newer ones.
             try await backend.write { db in
@@ -99,14 +99,13 @@ import Testing
                 }
             }
             let registry = SQLDeviceRegistry(backend: backend)
-            #expect(try await registry.pruneHistory(before: t0, keepPerDevice: 3, batchSize: 10) == 0, "nobody is over 3")
-            #expect(try await registry.pruneHistory(before: t0, keepPerDevice: 2, batchSize: 10) == 2)
+            #expect(try await registry.pruneHistory(before: t0, keepPerDevice: 4, batchSize: 10) == 2)
             let kept = try await backend.read { db in
                 try await db.raw("SELECT device_id, delivered_at FROM deliveries ORDER BY delivered_at").all().map {
                     "\(try $0.decode(column: "device_id", as: String.self))@\(try $0.decode(column: "delivered_at", as: Int64.self) - t0.milliseconds)"
                 }
             }
-            #expect(kept == ["old@2", "old@3", "new@5", "new@6"], "each device's newest 2")
+            #expect(kept == ["old@3", "new@4", "new@5", "new@6"], "the key's newest 4")
         }
     }
 

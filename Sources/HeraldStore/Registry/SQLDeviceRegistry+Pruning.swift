@@ -29,36 +29,32 @@ extension SQLDeviceRegistry {
             if deleted.count < batchSize { break }
             from = deleted.max() ?? from
         }
-        // By count: the devices over the cap, paged through deliveries_by_device_key (one pass over the index
-        // in all, however many pages), then each one's rows older than its newest `keepPerDevice`, `batchSize`
-        // rows per transaction (usually one: a device's excess is what came since the last sweep). A device is
-        // its key and id (a key SQLite gave two devices files both, each capped on its own), so a device
-        // removed and registered again under a new key starts a new count, and its earlier rows go by age.
-        // One app's pages are a range of the index alone, from (app, minimum, "") up to the app's last key:
-        // an equality on app_id let PostgreSQL without statistics read all of the app's rows through a bitmap
-        // and hash them, for each page.
-        var after: (app: String, key: Int64, device: String) = (app ?? "", Int64.min, "")
+        // By count: the keys over the cap, paged through deliveries_by_device_key (one pass over the index in
+        // all, however many pages), then each one's rows older than its newest `keepPerDevice`, `batchSize`
+        // rows per transaction (usually one: a device's excess is what came since the last sweep). The cap
+        // is per device row: a device removed and registered again under a new key starts a new count, and
+        // its earlier rows go by age. A key SQLite gave a second device (after deleting the first, when it
+        // was the highest) files both devices' rows, and the cap counts them together: the older device's,
+        // the oldest, go first. One app's pages are a range of the key pair alone, from (app, minimum) up to
+        // the app's last key: an equality on app_id let PostgreSQL without statistics read all of the app's
+        // rows through a bitmap and hash them, for each page.
+        var afterApp = app ?? ""
+        var afterKey = Int64.min
         let upToApp: SQLQueryString = app.map { "AND app_id <= \(bind: $0)" } ?? ""
         while true {
-            let over = try await backend.read { [after] db in
+            let over = try await backend.read { [afterApp, afterKey] db in
                 try await db.raw(
                     """
-                    SELECT app_id, device_key, device_id FROM deliveries
-                    WHERE (app_id, device_key, device_id) > (\(bind: after.app), \(bind: after.key), \(bind: after.device)) \(upToApp)
-                    GROUP BY app_id, device_key, device_id HAVING COUNT(*) > \(literal: keepPerDevice)
-                    ORDER BY app_id, device_key, device_id LIMIT \(literal: batchSize)
+                    SELECT app_id, device_key FROM deliveries
+                    WHERE (app_id, device_key) > (\(bind: afterApp), \(bind: afterKey)) \(upToApp)
+                    GROUP BY app_id, device_key HAVING COUNT(*) > \(literal: keepPerDevice)
+                    ORDER BY app_id, device_key LIMIT \(literal: batchSize)
                     """
-                ).all().map {
-                    (
-                        app: try $0.decode(column: "app_id", as: String.self), key: try $0.decode(column: "device_key", as: Int64.self),
-                        device: try $0.decode(column: "device_id", as: String.self)
-                    )
-                }
+                ).all().map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "device_key", as: Int64.self)) }
             }
-            if let last = over.last { after = last }
-            for device in over {
-                pruned += try await capDevice(
-                    app: device.app, key: device.key, device: device.device, keep: keepPerDevice, batchSize: batchSize)
+            if let last = over.last { (afterApp, afterKey) = last }
+            for (app, key) in over {
+                pruned += try await capKey(app: app, key: key, keep: keepPerDevice, batchSize: batchSize)
             }
             if over.count < batchSize { break }
         }
@@ -66,9 +62,9 @@ extension SQLDeviceRegistry {
         return pruned
     }
 
-    /// Deletes the rows of `device` under `key` older than its newest `keep`, `batchSize` per transaction.
-    func capDevice(app: String, key: Int64, device: String, keep: Int, batchSize: Int) async throws -> Int {
-        let rows: SQLQueryString = "app_id = \(bind: app) AND device_key = \(bind: key) AND device_id = \(bind: device)"
+    /// Deletes the rows under `key` older than its newest `keep`, `batchSize` per transaction.
+    func capKey(app: String, key: Int64, keep: Int, batchSize: Int) async throws -> Int {
+        let rows: SQLQueryString = "app_id = \(bind: app) AND device_key = \(bind: key)"
         guard
             let newestPruned = try await backend.read({ db in
                 try await db.raw("SELECT id FROM deliveries WHERE \(rows) ORDER BY id DESC LIMIT 1 OFFSET \(literal: keep)")
