@@ -109,6 +109,30 @@ import Testing
         }
     }
 
+    /// Rows without a key (written by a Herald from before migration 0023 while the upgrade rolls out) do not
+    /// stop the sweep: the cap passes them by and the age takes them.
+    @Test(arguments: StoreBackendKind.allCases)
+    func rowsWithoutAKeyGoByAgeOnly(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            try await backend.write { db in
+                for offset in [1, 2, 3, 1_000, 1_001, 1_002] {
+                    try await db.raw(
+                        """
+                        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
+                        VALUES ('shop', 'old-binary', 'message:x', \(bind: t0.milliseconds + Int64(offset)), 'sent')
+                        """
+                    ).run()
+                }
+            }
+            let registry = SQLDeviceRegistry(backend: backend)
+            #expect(try await registry.pruneHistory(before: t0.adding(milliseconds: 500), keepPerDevice: 1, batchSize: 2) == 3)
+            let left = try await backend.read { db in
+                try #require(try await db.raw("SELECT COUNT(*) AS n FROM deliveries").first()).decode(column: "n", as: Int.self)
+            }
+            #expect(left == 3, "the recent ones stay: no key, no cap")
+        }
+    }
+
     /// An erasure keeps the device's keys retired, so an entry a fan-out writes after it (it read the device
     /// before) is listed and a second erasure takes it; the sweep forgets the keys once nothing is under them.
     @Test(arguments: StoreBackendKind.allCases)

@@ -131,7 +131,8 @@ extension SQLMessageStore {
             try await Self.recordDeliveries(db, checkpoint, at: recordedAt)
             var byProvider = checkpoint.byProvider
             var removed: Int64 = 0
-            for removal in checkpoint.remove {
+            // In key order, as the sweep locks devices (`StoreDialect.lockDevices`), so the two cannot deadlock.
+            for removal in checkpoint.remove.sorted(by: { $0.deviceKey < $1.deviceKey }) {
                 // Registrations go with the device (ON DELETE CASCADE). With the history on, its key is kept
                 // whatever its history holds yet: other fan-outs reaching it may still write some.
                 let rows = try await RetiredDeviceKeys.deleteDevices(
@@ -152,7 +153,7 @@ extension SQLMessageStore {
                 }
             }
             var deactivated: Int64 = 0
-            for deactivation in checkpoint.deactivate {
+            for deactivation in checkpoint.deactivate.sorted(by: { $0.deviceKey < $1.deviceKey }) {
                 let by = DeactivatedBy.provider(deactivation.provider)
                 let rows = try await db.raw(
                     """

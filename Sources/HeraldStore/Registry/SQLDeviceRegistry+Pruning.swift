@@ -37,7 +37,8 @@ extension SQLDeviceRegistry {
         // was the highest) files both devices' rows, and the cap counts them together: the older device's,
         // the oldest, go first. One app's pages are a range of the key pair alone, from (app, minimum) up to
         // the app's last key: an equality on app_id let PostgreSQL without statistics read all of the app's
-        // rows through a bitmap and hash them, for each page.
+        // rows through a bitmap and hash them, for each page. Rows without a key (written by a Herald from
+        // before migration 0023 during an upgrade) go by age only.
         var afterApp = app ?? ""
         var afterKey = Int64.min
         let upToApp: SQLQueryString = app.map { "AND app_id <= \(bind: $0)" } ?? ""
@@ -46,7 +47,7 @@ extension SQLDeviceRegistry {
                 try await db.raw(
                     """
                     SELECT app_id, device_key FROM deliveries
-                    WHERE (app_id, device_key) > (\(bind: afterApp), \(bind: afterKey)) \(upToApp)
+                    WHERE (app_id, device_key) > (\(bind: afterApp), \(bind: afterKey)) AND device_key IS NOT NULL \(upToApp)
                     GROUP BY app_id, device_key HAVING COUNT(*) > \(literal: keepPerDevice)
                     ORDER BY app_id, device_key LIMIT \(literal: batchSize)
                     """
