@@ -115,18 +115,11 @@ import Testing
             #expect(try await h.client.call(.delete, "/shop/k-admin/devices/dev-2").status == .ok)
             #expect(try await h.client.call(.get, "/shop/k-server/devices/dev-2/deliveries").body.code == 5000)
             #expect(try await messages("dev-9") == [.string(third), .string(second)])
-            func retired() async throws -> [String] {
-                try await h.store.backend.read { db in
-                    try await db.raw("SELECT device_id FROM retired_device_keys ORDER BY device_id").all().map {
-                        try $0.decode(column: "device_id", as: String.self)
-                    }
-                }
-            }
             // Its keys stay until a sweep finds nothing under them (a fan-out that read dev-2 before the erasure
             // could still write an entry, which a second erasure would then find).
-            #expect(try await retired() == ["dev-2", "dev-2"])
+            #expect(try await Self.retired(h) == ["dev-2", "dev-2"])
             _ = try await h.client.call(.post, "/shop/k-admin/admin/sweep")
-            #expect(try await retired() == [], "the sweep forgets keys with nothing under them")
+            #expect(try await Self.retired(h) == [], "the sweep forgets keys with nothing under them")
         }
     }
 
@@ -139,20 +132,22 @@ import Testing
             let id = try await h.publish("news", #"{"message": "Hi"}"#)
             _ = try await h.waitFor(id, status: "published")
             #expect(try await h.client.call(.delete, PublishHarness.register + "/dev-1").status == .ok)
-            func retired() async throws -> [String] {
-                try await h.store.backend.read { db in
-                    try await db.raw("SELECT device_id FROM retired_device_keys ORDER BY device_id").all().map {
-                        try $0.decode(column: "device_id", as: String.self)
-                    }
-                }
-            }
-            #expect(try await retired() == ["dev-1"])
+            #expect(try await Self.retired(h) == ["dev-1"])
             #expect(try await h.client.call(.post, "/shop/k-admin/admin/sweep").body["historyPruned"] == .integer(0))
-            #expect(try await retired() == ["dev-1"], "kept while its history is")
+            #expect(try await Self.retired(h) == ["dev-1"], "kept while its history is")
             h.clock.advance(milliseconds: 31 * 86_400_000)
             #expect(try await h.client.call(.post, "/shop/k-admin/admin/sweep").body["historyPruned"] != .integer(0))
-            #expect(try await retired() == [])
+            #expect(try await Self.retired(h) == [])
             #expect(try await h.client.call(.get, "/shop/k-server/devices/dev-1/deliveries").body.code == 5000)
+        }
+    }
+
+    /// The device ids of the retired keys, in order.
+    static func retired(_ h: PublishHarness.Harness) async throws -> [String] {
+        try await h.store.backend.read { db in
+            try await db.raw("SELECT device_id FROM retired_device_keys ORDER BY device_id").all().map {
+                try $0.decode(column: "device_id", as: String.self)
+            }
         }
     }
 
