@@ -8,6 +8,8 @@
 #   bench/run.sh callgrind       # instruction counts per notification and registration (not in the default list: ~7 min)
 #   bench/run.sh alternate       # the clients and plain C round by round in turn (not in the default list: ~12 min)
 #   bench/run.sh fanout          # the fan-out and the client alone in turn (not in the default list: ~5 min)
+#   bench/run.sh latency pg-history sweep-history   # publish latency in turn with a baseline, the history's cost
+#                                # in PostgreSQL, a sweep of devices with history (not in the default list)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -26,10 +28,10 @@ tail -1 "$WORK/build.log"
 
 for part in $parts; do
     case $part in
-        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | large | burst | registry | metrics | pubsub | console | callgrind | alternate | fanout)
+        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | large | burst | registry | metrics | pubsub | console | callgrind | alternate | fanout | latency | pg-history | sweep-history)
             echo "(load average before $part: $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$results"
             bash "bench/$part.sh" 2>&1 | tee -a "$results" ;;
-        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, large, burst, registry, metrics, pubsub, console, callgrind, alternate, fanout)" >&2; exit 2 ;;
+        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, large, burst, registry, metrics, pubsub, console, callgrind, alternate, fanout, latency, pg-history, sweep-history)" >&2; exit 2 ;;
     esac
 done
 echo "figures kept in $results; wrk's full output in $WORK/wrk.log"
