@@ -9,6 +9,18 @@ import Testing
 @Suite struct HistoryRetentionTests {
     let t0 = Fixture.t0
 
+    /// One history entry (sent) as a checkpoint files it; `key` nil as a Herald from before migration 0023 wrote it.
+    static func insertEntry(
+        _ db: any SQLDatabase, app: String, key: Int64?, device: String, message: String = "message:x", at: Int64
+    ) async throws {
+        try await db.raw(
+            """
+            INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+            VALUES (\(bind: app), \(bind: key), \(bind: device), \(bind: message), \(bind: at), 'sent')
+            """
+        ).run()
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func historyPastItsAgeOrItsCapIsPrunedInBatches(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { _, backend in
@@ -25,12 +37,7 @@ import Testing
                 for (app, device, offset) in inserts {
                     // Each device id its own key (a device row's, as a checkpoint files history).
                     let key = Int64(device.unicodeScalars.first!.value)
-                    try await db.raw(
-                        """
-                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
-                        VALUES (\(bind: app), \(bind: key), \(bind: device), 'message:x', \(bind: t0.milliseconds + offset), 'sent')
-                        """
-                    ).run()
+                    try await Self.insertEntry(db, app: app, key: key, device: device, at: t0.milliseconds + offset)
                 }
             }
             let registry = SQLDeviceRegistry(backend: backend)
@@ -62,12 +69,7 @@ import Testing
             let rows: [(String, Int64)] = ["shop", "blog"].flatMap { app in [(app, 1), (app, 2)] + (0..<6).map { (app, 1_000 + $0) } }
             try await backend.write { db in
                 for (app, offset) in rows {
-                    try await db.raw(
-                        """
-                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
-                        VALUES (\(bind: app), 1, 'a', 'message:x', \(bind: t0.milliseconds + offset), 'sent')
-                        """
-                    ).run()
+                    try await Self.insertEntry(db, app: app, key: 1, device: "a", at: t0.milliseconds + offset)
                 }
             }
             let registry = SQLDeviceRegistry(backend: backend)
@@ -90,12 +92,7 @@ import Testing
             // "old" (removed, its key retired) has 3 rows under key 7; "new" then got key 7 and has 3 newer ones.
             try await backend.write { db in
                 for (device, offset) in [("old", 1), ("old", 2), ("old", 3), ("new", 4), ("new", 5), ("new", 6)] {
-                    try await db.raw(
-                        """
-                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
-                        VALUES ('shop', 7, \(bind: device), 'message:x', \(bind: t0.milliseconds + Int64(offset)), 'sent')
-                        """
-                    ).run()
+                    try await Self.insertEntry(db, app: "shop", key: 7, device: device, at: t0.milliseconds + Int64(offset))
                 }
             }
             let registry = SQLDeviceRegistry(backend: backend)
@@ -116,12 +113,7 @@ import Testing
         try await kind.withStore { _, backend in
             try await backend.write { db in
                 for offset in [1, 2, 3, 1_000, 1_001, 1_002] {
-                    try await db.raw(
-                        """
-                        INSERT INTO deliveries (app_id, device_id, message_id, delivered_at, outcome)
-                        VALUES ('shop', 'old-binary', 'message:x', \(bind: t0.milliseconds + Int64(offset)), 'sent')
-                        """
-                    ).run()
+                    try await Self.insertEntry(db, app: "shop", key: nil, device: "old-binary", at: t0.milliseconds + Int64(offset))
                 }
             }
             let registry = SQLDeviceRegistry(backend: backend)
@@ -147,12 +139,7 @@ import Testing
             }
             @Sendable func deliver(_ message: String) async throws {
                 try await backend.write { db in
-                    try await db.raw(
-                        """
-                        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
-                        VALUES ('shop', \(bind: key), 'd1', \(bind: message), \(bind: t0.milliseconds), 'sent')
-                        """
-                    ).run()
+                    try await Self.insertEntry(db, app: "shop", key: key, device: "d1", message: message, at: t0.milliseconds)
                 }
             }
             try await deliver("message:before")
@@ -187,12 +174,7 @@ import Testing
                     """
                 ).run()
                 // One key still has history under it.
-                try await db.raw(
-                    """
-                    INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
-                    VALUES ('shop', -3, 'd3', 'message:x', \(bind: t0.milliseconds), 'sent')
-                    """
-                ).run()
+                try await Self.insertEntry(db, app: "shop", key: -3, device: "d3", at: t0.milliseconds)
             }
             func left() async throws -> Int {
                 try await backend.read { db in

@@ -42,7 +42,7 @@ enum RetiredDeviceKeys {
     }
 
     /// Keeps `devices`' keys: those with history under them, or all when `always`.
-    static func retire(_ db: any SQLDatabase, _ devices: [Deleted], always: Bool) async throws {
+    private static func retire(_ db: any SQLDatabase, _ devices: [Deleted], always: Bool) async throws {
         // SQLite needs a WHERE before ON CONFLICT in an INSERT … SELECT (or it reads ON as a join's).
         let which: SQLQueryString =
             always
