@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every row of issue 27 (throughput) in one run, in the order BENCHMARKS.md's section 33 gives them: each step
 # is one of the other bench/ scripts with the settings that section used. Run through bench/run.sh (it builds
-# first; about 90 minutes on 2 cores), or alone after a release build:
+# first; 38 minutes in run 33 on 2 cores), or alone after a release build:
 #   bash bench/run.sh issue27
 # PostgreSQL steps start their own throwaway cluster (scripts/with-postgres.sh); the mocks run on the same cores.
 set -euo pipefail

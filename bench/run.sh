@@ -10,7 +10,7 @@
 #   bench/run.sh fanout          # the fan-out and the client alone in turn (not in the default list: ~5 min)
 #   bench/run.sh latency pg-history sweep-history   # publish latency in turn with a baseline, the history's cost
 #                                # in PostgreSQL, a sweep of devices with history (not in the default list)
-#   bench/run.sh issue27         # every row of issue 27 (throughput) in one run, as BENCHMARKS.md section 33 (~90 min)
+#   bench/run.sh issue27         # every row of issue 27 (throughput) in one run, as BENCHMARKS.md section 33 (~40 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
