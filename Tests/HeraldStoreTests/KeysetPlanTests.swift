@@ -288,9 +288,25 @@ import Testing
                     before: Timestamp(milliseconds: 1_700_000_002_001), batchSize: 100, app: "plan")
                 #expect(pruned == 1_000)
             },
+            // The sweeper's forget pass walks retired_device_keys by its primary key, a page at a time, each key
+            // probed in deliveries_by_device_key: 20,000 keys a sweep at most (`retiredKeysPerSweep`), not the whole
+            // table. One app's first sweep: ids 1...20,000 of the 50,000, 200 of them with history.
+            Case(name: "one app's retired device keys forgotten, a page at a time", budget: 1_000) { stores in
+                try await stores.registry.forgetRetiredKeys(batchSize: 1_000, app: "plan")
+                #expect(stores.registry.retiredKeyCursors.withLock { $0 } == ["plan": 20_000], "20,000 keys looked at")
+            },
+            // Every app's goes on from its own last sweep (none yet): the 200 kept, then ids 20,001...39,800, and
+            // stops there; the next sweep takes the rest to the table's end and starts again from the first.
+            Case(name: "retired device keys forgotten, a page at a time", budget: 1_000) { stores in
+                try await stores.registry.forgetRetiredKeys(batchSize: 1_000, app: nil)
+                #expect(stores.registry.retiredKeyCursors.withLock { $0[nil] } == 39_800, "20,000 keys looked at")
+                try await stores.registry.forgetRetiredKeys(batchSize: 1_000, app: nil)
+                #expect(stores.registry.retiredKeyCursors.withLock { $0[nil] } == Int64.min, "the table's end reached")
+            },
             // By age: the 1,000 oldest of dev-5 and of dev-4 each, 100 a batch through deliveries_by_time. The
-            // count pass after it (nobody is over 10,000) is one walk of deliveries_by_device_key.
-            Case(name: "delivery history pruned by age", budget: Self.historyRows / 4 + 1_000, whole: true) { stores in
+            // count pass after it (nobody is over 10,000) is one walk of deliveries_by_device_key. Each pruning
+            // ends with a forget pass over the 500 retired keys left, all with history (500 of the budget).
+            Case(name: "delivery history pruned by age", budget: Self.historyRows / 4 + 1_500, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
                     before: Timestamp(milliseconds: 1_700_000_001_001), keepPerDevice: 10_000, batchSize: 100, app: nil)
                 #expect(pruned == 2_000)
@@ -303,14 +319,14 @@ import Testing
             },
             // One app's devices over the cap (dev-5 and the 300 keys one past a thousand) are found by one walk
             // of that app's part of deliveries_by_device_key, in batches of 20, not one walk of the app per batch.
-            Case(name: "delivery history of one app pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
+            Case(name: "delivery history of one app pruned by count", budget: Self.historyRows / 4 + 2_500, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
                     before: Timestamp(milliseconds: 0), keepPerDevice: 2, batchSize: 20, app: "plan")
                 #expect(pruned == 998 + devices / 1_000, "dev-5's 1,000 left less 2, one of each plan's 1,000th key + 1's 3")
             },
             // Devices over the cap are found by one walk through deliveries_by_device_key from a cursor, in
             // batches of 20: all the batches together read the table about once (not once per batch).
-            Case(name: "delivery history pruned by count", budget: Self.historyRows / 4 + 2_000, whole: true) { stores in
+            Case(name: "delivery history pruned by count", budget: Self.historyRows / 4 + 2_500, whole: true) { stores in
                 let pruned = try await stores.registry.pruneHistory(
                     before: Timestamp(milliseconds: 0), keepPerDevice: 2, batchSize: 20, app: nil)
                 #expect(pruned == 1_998 + devices / 1_000, "dev-4's 2,000 less 2, one of each other app's 1,000th key's 3")
@@ -322,8 +338,11 @@ import Testing
     static let launchCursor: Int64 = 101
     static let deliveryCursor: Int64 = 101
     /// Delivery rows: dev-5's 3,000 and the other app's dev-4's 3,000 (the oldest), one for each other
-    /// device of the plan's, three for each 1,000th key (the other app's) and each key one past it (the plan's).
-    static let historyRows = 6_000 + (devices * 3 / 4 - 1) + 3 * (devices / 1_000) + 2 * (devices / 1_000)
+    /// device of the plan's, three for each 1,000th key (the other app's) and each key one past it (the plan's),
+    /// and one under each 100th retired key.
+    static let historyRows = 6_000 + (devices * 3 / 4 - 1) + 3 * (devices / 1_000) + 2 * (devices / 1_000) + retiredKeys / 100
+    /// Keys of removed devices with history (`retired_device_keys`): ids 1...50,000, keys −1...−50,000.
+    static let retiredKeys = 50_000
 
     /// The rows, generated in SQL: devices of two apps interleaved by key; channels `all` (every device of
     /// the plan's, a seventh of them expired) and `tenth`, and the other app's; dev-5's launches and
@@ -373,6 +392,16 @@ import Testing
         INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
         SELECT d.app_id, d.id, d.device_id, 'message:x', 1700000010000, 'sent' FROM devices d, series
         WHERE d.id <> 5 AND ((d.app_id = 'plan' AND series.i = 1) OR d.id % 1000 IN (0, 1))
+        """,
+        // Removed devices' keys, the plan's: every 100th still has an entry under it.
+        """
+        \(series(retiredKeys))
+        INSERT INTO retired_device_keys (app_id, device_id, device_key) SELECT 'plan', 'gone-' || CAST(i AS TEXT), -i FROM series
+        """,
+        """
+        \(series(retiredKeys / 100))
+        INSERT INTO deliveries (app_id, device_key, device_id, message_id, delivered_at, outcome)
+        SELECT 'plan', -100 * i, 'gone-' || CAST(100 * i AS TEXT), 'message:y', 1700000020000, 'sent' FROM series
         """,
         """
         \(series(40_000))

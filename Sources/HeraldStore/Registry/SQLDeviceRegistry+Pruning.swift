@@ -93,29 +93,42 @@ extension SQLDeviceRegistry {
     static let retiredKeysPerSweep = 20_000
 
     /// Forgets the retired keys with no history left under them: `retiredKeysPerSweep` of them a sweep at
-    /// most, read `batchSize` at a time from where the last sweep stopped (all of an app's from the start,
-    /// for one app's), with a write only for a page that has some to forget.
+    /// most, read `batchSize` at a time in key order from where the last sweep of the same scope stopped (every
+    /// app's, or one app's: `retiredKeyCursors`), with a write only for a page that has some to forget.
+    ///
+    /// One app's pass walks the same primary key and forgets only that app's keys among the rows it reads:
+    /// a walk of the app's keys alone (`app_id = ? AND id > ?` in id order) is a plan PostgreSQL without
+    /// statistics of the table made a read of all of the app's keys and a sort, for every page
+    /// (KeysetPlanTests).
     func forgetRetiredKeys(batchSize: Int, app: String?) async throws {
-        let ofApp: SQLQueryString = app.map { "AND r.app_id = \(bind: $0)" } ?? ""
         let noHistory: SQLQueryString = """
             NOT EXISTS (SELECT 1 FROM deliveries h WHERE h.app_id = r.app_id AND h.device_key = r.device_key AND h.device_id = r.device_id)
             """
-        var after = app == nil ? retiredKeyCursor.withLock { $0 } : Int64.min
+        let forgettable: SQLQueryString = app.map { "r.app_id = \(bind: $0) AND \(noHistory)" } ?? noHistory
+        var after = retiredKeyCursors.withLock { $0[app] ?? Int64.min }
         var seen = 0
         while seen < Self.retiredKeysPerSweep {
             let page = try await backend.read { [after] db in
                 try await db.raw(
                     """
-                    SELECT r.id, CASE WHEN \(noHistory) THEN 1 ELSE 0 END AS forget
-                    FROM retired_device_keys r WHERE r.id > \(bind: after) \(ofApp) ORDER BY r.id LIMIT \(literal: batchSize)
+                    SELECT r.id, CASE WHEN \(forgettable) THEN 1 ELSE 0 END AS forget
+                    FROM retired_device_keys r WHERE r.id > \(bind: after) ORDER BY r.id LIMIT \(literal: batchSize)
                     """
                 ).all().map { (try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "forget", as: Int.self) == 1) }
             }
             let forget = page.filter(\.1).map(\.0)
-            if !forget.isEmpty {
-                // Checked again in the write: a checkpoint may have filed history under the key meanwhile.
+            if let first = forget.first, let last = forget.last {
+                // Checked again in the write: a checkpoint may have filed history under the key meanwhile. The ids
+                // are the app's already (no `app_id` here: PostgreSQL without statistics took that for a reason to
+                // read the app's keys through its index), and the range beside the list keeps PostgreSQL on the
+                // primary key then: for the list alone it read the whole table (KeysetPlanTests).
                 try await backend.write { db in
-                    try await db.raw("DELETE FROM retired_device_keys AS r WHERE r.id IN (\(binds: forget)) AND \(noHistory)").run()
+                    try await db.raw(
+                        """
+                        DELETE FROM retired_device_keys AS r
+                        WHERE r.id >= \(bind: first) AND r.id <= \(bind: last) AND r.id IN (\(binds: forget)) AND \(noHistory)
+                        """
+                    ).run()
                 }
             }
             seen += page.count
@@ -125,6 +138,6 @@ extension SQLDeviceRegistry {
             }
             after = last.0
         }
-        if app == nil { retiredKeyCursor.withLock { [after] in $0 = after } }
+        retiredKeyCursors.withLock { [after] in $0[app] = after }
     }
 }

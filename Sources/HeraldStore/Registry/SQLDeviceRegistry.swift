@@ -10,8 +10,9 @@ public struct SQLDeviceRegistry: DeviceRegistryStore {
     /// Which apps' admin deactivations write a webhook event (in the same transaction).
     let events: EventOutbox
 
-    /// Where the sweeper's pass over the retired keys stopped (`forgetRetiredKeys`); shared by copies.
-    let retiredKeyCursor = Locked<Int64>(Int64.min)
+    /// Where the sweeper's passes over the retired keys stopped (`forgetRetiredKeys`): every app's under nil,
+    /// one app's under its id. Shared by copies; one entry for each app swept on its own at most.
+    let retiredKeyCursors = Locked<[String?: Int64]>([:])
 
     /// Concurrent launch calls are written together (see `LaunchBatch`).
     let launches: Batcher<LaunchBatch.Call, LaunchRecord>
