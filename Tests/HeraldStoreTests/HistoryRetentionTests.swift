@@ -189,4 +189,45 @@ import Testing
             #expect(try await left() == 1)
         }
     }
+
+    /// One app's sweep forgets that app's empty retired keys only, though it walks every app's (by id, from
+    /// where that app's last sweep stopped), and its cursor is its own: every app's sweep starts from the first.
+    @Test(arguments: StoreBackendKind.allCases)
+    func oneAppsSweepForgetsOnlyThatAppsRetiredKeys(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { _, backend in
+            // Two apps' keys interleaved by id (odd ids the blog's), none with history: more than two sweeps look at.
+            let perSweep = SQLDeviceRegistry.retiredKeysPerSweep
+            let count = 2 * perSweep + 2_000
+            try await backend.write { db in
+                try await db.raw(
+                    """
+                    WITH RECURSIVE series(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM series WHERE i < \(literal: count))
+                    INSERT INTO retired_device_keys (app_id, device_id, device_key)
+                    SELECT CASE WHEN i % 2 = 0 THEN 'shop' ELSE 'blog' END, 'd' || CAST(i AS TEXT), -i FROM series
+                    """
+                ).run()
+            }
+            func left(_ app: String) async throws -> Int {
+                try await backend.read { db in
+                    try #require(
+                        try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys WHERE app_id = \(bind: app)").first()
+                    ).decode(column: "n", as: Int.self)
+                }
+            }
+            let registry = SQLDeviceRegistry(backend: backend)
+            let half = count / 2
+            // ids 1...20,000: the shop's 10,000 among them go.
+            _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 250, app: "shop")
+            #expect(try await left("blog") == half, "the other app's keys all stay")
+            #expect(try await left("shop") == half - perSweep / 2, "the app's keys among the ids one sweep reads go")
+            // ids 20,001...40,000 (started again from the first, it would read the blog's 10,000 there, and 10,000 more).
+            _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 250, app: "shop")
+            #expect(try await left("blog") == half)
+            #expect(try await left("shop") == half - perSweep, "the app's next sweep goes on where its last stopped")
+            // Every app's first sweep: the first 20,000 rows left, all the blog's (odd ids up to 39,999).
+            _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 250)
+            #expect(try await left("blog") == half - perSweep, "every app's sweep has a cursor of its own")
+            #expect(try await left("shop") == half - perSweep)
+        }
+    }
 }

@@ -295,8 +295,9 @@ import Testing
                 try await stores.registry.forgetRetiredKeys(batchSize: 1_000, app: "plan")
                 #expect(stores.registry.retiredKeyCursors.withLock { $0 } == ["plan": 20_000], "20,000 keys looked at")
             },
-            // Every app's goes on from its own last sweep (none yet): the 200 kept, then ids 20,001...39,800, and
-            // stops there; the next sweep takes the rest to the table's end and starts again from the first.
+            // Every app's goes on from its own last sweep (none yet). After the case above (which it depends on):
+            // the 200 kept, then ids 20,001...39,800, and stops there; the next sweep takes the rest to the table's
+            // end and starts again from the first.
             Case(name: "retired device keys forgotten, a page at a time", budget: 1_000) { stores in
                 try await stores.registry.forgetRetiredKeys(batchSize: 1_000, app: nil)
                 #expect(stores.registry.retiredKeyCursors.withLock { $0[nil] } == 39_800, "20,000 keys looked at")

@@ -92,14 +92,16 @@ extension SQLDeviceRegistry {
     /// app retires a key for every device it loses with history, kept for up to `history.days`.
     static let retiredKeysPerSweep = 20_000
 
-    /// Forgets the retired keys with no history left under them: `retiredKeysPerSweep` of them a sweep at
-    /// most, read `batchSize` at a time in key order from where the last sweep of the same scope stopped (every
-    /// app's, or one app's: `retiredKeyCursors`), with a write only for a page that has some to forget.
+    /// Forgets the retired keys with no history left under them: `retiredKeysPerSweep` rows of the table a
+    /// sweep at most, read `batchSize` at a time in id (primary key) order from where the last sweep of the same
+    /// scope stopped (every app's, or one app's: `retiredKeyCursors`, in this process's memory), with a write only
+    /// for a page that has some to forget.
     ///
-    /// One app's pass walks the same primary key and forgets only that app's keys among the rows it reads:
-    /// a walk of the app's keys alone (`app_id = ? AND id > ?` in id order) is a plan PostgreSQL without
-    /// statistics of the table made a read of all of the app's keys and a sort, for every page
-    /// (KeysetPlanTests).
+    /// One app's pass walks the same primary key, every app's rows, and forgets only that app's keys among
+    /// them, so a small app's keys in a large table are reached over several of its sweeps (every app's sweeps,
+    /// the timer's, reach them too). A walk of the app's keys alone (`app_id = ? AND id > ?` in id order) was
+    /// a plan PostgreSQL without statistics of the table made a read of all of the app's keys and a sort, for
+    /// every page (KeysetPlanTests).
     func forgetRetiredKeys(batchSize: Int, app: String?) async throws {
         let noHistory: SQLQueryString = """
             NOT EXISTS (SELECT 1 FROM deliveries h WHERE h.app_id = r.app_id AND h.device_key = r.device_key AND h.device_id = r.device_id)
@@ -119,8 +121,8 @@ extension SQLDeviceRegistry {
             let forget = page.filter(\.1).map(\.0)
             if let first = forget.first, let last = forget.last {
                 // Checked again in the write: a checkpoint may have filed history under the key meanwhile. The ids
-                // are the app's already (no `app_id` here: PostgreSQL without statistics took that for a reason to
-                // read the app's keys through its index), and the range beside the list keeps PostgreSQL on the
+                // are the app's already; an `app_id` condition here led PostgreSQL without statistics to read all
+                // of the app's keys through its unique index. The range beside the list keeps PostgreSQL on the
                 // primary key then: for the list alone it read the whole table (KeysetPlanTests).
                 try await backend.write { db in
                     try await db.raw(
