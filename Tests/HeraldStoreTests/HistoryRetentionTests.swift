@@ -21,6 +21,27 @@ import Testing
         ).run()
     }
 
+    /// `count` retired keys, ids 1...count in order with keys −1...−count and device ids d1...; `app` is the SQL
+    /// for each one's app, of its number `i`.
+    static func insertRetiredKeys(_ db: any SQLDatabase, count: Int, app: SQLQueryString = "'shop'") async throws {
+        try await db.raw(
+            """
+            \(unsafeRaw: KeysetPlanTests.series(count))
+            INSERT INTO retired_device_keys (app_id, device_id, device_key)
+            SELECT \(app), 'd' || CAST(i AS TEXT), -i FROM series
+            """
+        ).run()
+    }
+
+    /// The retired keys left, of `app` or of every app.
+    static func retiredKeysLeft(_ backend: any SQLBackend, app: String? = nil) async throws -> Int {
+        let ofApp: SQLQueryString = app.map { " WHERE app_id = \(bind: $0)" } ?? ""
+        return try await backend.read { db in
+            try #require(try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys\(ofApp)").first()).decode(
+                column: "n", as: Int.self)
+        }
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func historyPastItsAgeOrItsCapIsPrunedInBatches(_ kind: StoreBackendKind) async throws {
         try await kind.withStore { _, backend in
@@ -166,22 +187,11 @@ import Testing
         try await kind.withStore { _, backend in
             let count = SQLDeviceRegistry.retiredKeysPerSweep + 500
             try await backend.write { db in
-                try await db.raw(
-                    """
-                    WITH RECURSIVE series(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM series WHERE i < \(literal: count))
-                    INSERT INTO retired_device_keys (app_id, device_id, device_key)
-                    SELECT 'shop', 'd' || CAST(i AS TEXT), -i FROM series
-                    """
-                ).run()
+                try await Self.insertRetiredKeys(db, count: count)
                 // One key still has history under it.
                 try await Self.insertEntry(db, app: "shop", key: -3, device: "d3", at: t0.milliseconds)
             }
-            func left() async throws -> Int {
-                try await backend.read { db in
-                    try #require(try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys").first()).decode(
-                        column: "n", as: Int.self)
-                }
-            }
+            func left() async throws -> Int { try await Self.retiredKeysLeft(backend) }
             let registry = SQLDeviceRegistry(backend: backend)
             _ = try await registry.pruneHistory(before: t0, keepPerDevice: 100, batchSize: 250)
             #expect(try await left() == 500 + 1, "one sweep's worth forgotten, the one with history kept")
@@ -199,21 +209,9 @@ import Testing
             let perSweep = SQLDeviceRegistry.retiredKeysPerSweep
             let count = 2 * perSweep + 2_000
             try await backend.write { db in
-                try await db.raw(
-                    """
-                    WITH RECURSIVE series(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM series WHERE i < \(literal: count))
-                    INSERT INTO retired_device_keys (app_id, device_id, device_key)
-                    SELECT CASE WHEN i % 2 = 0 THEN 'shop' ELSE 'blog' END, 'd' || CAST(i AS TEXT), -i FROM series
-                    """
-                ).run()
+                try await Self.insertRetiredKeys(db, count: count, app: "CASE WHEN i % 2 = 0 THEN 'shop' ELSE 'blog' END")
             }
-            func left(_ app: String) async throws -> Int {
-                try await backend.read { db in
-                    try #require(
-                        try await db.raw("SELECT COUNT(*) AS n FROM retired_device_keys WHERE app_id = \(bind: app)").first()
-                    ).decode(column: "n", as: Int.self)
-                }
-            }
+            func left(_ app: String) async throws -> Int { try await Self.retiredKeysLeft(backend, app: app) }
             let registry = SQLDeviceRegistry(backend: backend)
             let half = count / 2
             // ids 1...20,000: the shop's 10,000 among them go.
