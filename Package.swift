@@ -220,6 +220,22 @@ let package = Package(
             path: "fixtures/apns-mock/Sources/apns-mock",
             swiftSettings: strict
         ),
+        // Engine.IO (v3, v4) and Socket.IO (v4, v5) on Hummingbird: the wire of Backendless RT, with no
+        // Herald dependency (the Backendless events above it live in Herald's RT folder).
+        .target(
+            name: "HeraldSocketIO",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // The dispatch engine: dispatcher, fan-out, progress and the provider seam, without the HTTP server.
         .target(
             name: "HeraldDispatch",
@@ -308,6 +324,7 @@ let package = Package(
                 "HeraldDispatch",
                 "HeraldWebhooks",
                 "HeraldMetrics",
+                "HeraldSocketIO",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // The WebSocket form of a subscription's stream.
@@ -387,6 +404,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HeraldTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldSocketIOTests",
+            dependencies: [
+                "HeraldSocketIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

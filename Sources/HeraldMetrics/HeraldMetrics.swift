@@ -50,6 +50,10 @@ public final class HeraldMetrics: Sendable {
         public static let subscriptionsCreated = "herald_pubsub_subscriptions_created_total"
         public static let streamsOpen = "herald_pubsub_streams"
         public static let pubsubDelivered = "herald_pubsub_messages_delivered_total"
+        public static let rtConnections = "herald_rt_connections"
+        public static let rtSubscriptions = "herald_rt_subscriptions"
+        public static let rtDisconnects = "herald_rt_disconnects_total"
+        public static let rtRefused = "herald_rt_refused_total"
 
         /// Every name above (a test checks the exposition holds each).
         public static let all = [
@@ -57,7 +61,7 @@ public final class HeraldMetrics: Sendable {
             notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
             dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, connectionsReplaced, deviceCheckCalls,
             deviceCheckDuration,
-            subscriptionsCreated, streamsOpen, pubsubDelivered,
+            subscriptionsCreated, streamsOpen, pubsubDelivered, rtConnections, rtSubscriptions, rtDisconnects, rtRefused,
         ]
     }
 
@@ -207,10 +211,31 @@ public final class HeraldMetrics: Sendable {
 
     // MARK: Publish-subscribe
 
-    /// How subscribers receive messages: by polling, or on a stream (Server-Sent Events).
+    /// How subscribers receive messages: by polling, on a stream (Server-Sent Events or WebSocket), or
+    /// over Backendless RT (the SDKs' `subscribe`).
     public enum PubSubDelivery: String, Sendable, CaseIterable {
-        case poll, stream
+        case poll, stream, rt
     }
+
+    // MARK: Backendless RT
+
+    /// A Backendless RT connection (a socket.io client in an app's namespace) opened (+1) or closed (-1).
+    public func rtConnections(_ change: Int) {
+        let meter = cache.meter(Name.rtConnections, [], factory)
+        if change > 0 { meter.increment(by: Double(change)) } else { meter.decrement(by: Double(-change)) }
+    }
+
+    /// RT subscriptions of a type (`PUB_SUB_MESSAGES`, …) started (+1) or stopped (-1).
+    public func rtSubscriptions(type: String, _ change: Int) {
+        let meter = cache.meter(Name.rtSubscriptions, [("type", type)], factory)
+        if change > 0 { meter.increment(by: Double(change)) } else { meter.decrement(by: Double(-change)) }
+    }
+
+    /// An RT connection ended: `reason` is Engine.IO's or Socket.IO's (`transport close`, `ping timeout`, …).
+    public func rtDisconnected(reason: String) { cache.counter(Name.rtDisconnects, [("reason", reason)], factory).increment() }
+
+    /// A client's RT request that was refused: `what` is `connect`, `subscription` or `method`.
+    public func rtRefused(_ what: String) { cache.counter(Name.rtRefused, [("what", what)], factory).increment() }
 
     public func subscriptionCreated() { cache.counter(Name.subscriptionsCreated, [], factory).increment() }
     /// A stream opened (+1) or closed (-1).

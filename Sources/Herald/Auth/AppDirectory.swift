@@ -49,6 +49,11 @@ public struct AppDirectory: Sendable {
     /// Whether `app` still has an admin key with this hash.
     func hasAdminKey(app: String, hash: String) -> Bool { adminKeyHashes[app]?.contains(hash) == true }
 
+    /// The app id as configured, when an app has it (any canonically equivalent spelling); nil otherwise.
+    func canonicalAppId(_ appId: String) -> String? {
+        keysByApp.index(forKey: appId).map { keysByApp[$0].key }
+    }
+
     /// Checks the app id and key, then the key's role. 2002 for an unknown app or key, 5007 for too small a role.
     /// Returns the app id as configured: `String` lookup matches canonically equivalent spellings, and the
     /// store must always see the one spelling.

@@ -14,7 +14,7 @@ public enum ConfigurationDeclarations {
     /// The top-level blocks in the order the documentation lists them.
     public static let blocks: [(key: String, settings: [Setting])] = [
         ("http", http), ("metrics", metrics), ("database", database), ("sweeper", sweeper),
-        ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history), ("pubsub", pubsub),
+        ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history), ("pubsub", pubsub), ("rt", rt),
         ("console", console),
     ]
 
@@ -100,6 +100,19 @@ public enum ConfigurationDeclarations {
             .integer("maxSubscriptionsPerApp", 1...10_000_000, default: defaults.maxSubscriptionsPerApp),
             .integer("maxStreams", 0...1_000_000, default: defaults.maxStreams),
             Setting("heartbeatSeconds", .number(1...300, unit: " seconds"), default: defaults.heartbeatSeconds.plainText),
+        ]
+    }()
+
+    static let rt: [Setting] = {
+        let defaults = RTConfiguration()
+        return [
+            Setting("enabled", .boolean, default: String(defaults.enabled)),
+            Setting("pingIntervalSeconds", .number(1...600, unit: " seconds"), default: defaults.pingIntervalSeconds.plainText),
+            Setting("pingTimeoutSeconds", .number(1...600, unit: " seconds"), default: defaults.pingTimeoutSeconds.plainText),
+            .integer("maxConnections", 1...1_000_000, default: defaults.maxConnections),
+            .integer("maxConnectionsPerApp", 1...1_000_000, default: defaults.maxConnectionsPerApp),
+            .integer("maxSubscriptionsPerConnection", 1...10_000, default: defaults.maxSubscriptionsPerConnection),
+            .integer("maxMessageBytes", 1024...10_000_000, default: defaults.maxMessageBytes),
         ]
     }()
 

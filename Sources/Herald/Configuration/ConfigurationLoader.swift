@@ -124,6 +124,18 @@ public enum ConfigurationLoader {
             read.heartbeatSeconds = try pubsub.number("heartbeatSeconds") ?? read.heartbeatSeconds
             configuration.pubsub = read
         }
+        let rt = settings.block("rt", ConfigurationDeclarations.rt)
+        try settings.checked("rt") { () throws(SettingError) in
+            var read = configuration.rt
+            read.enabled = try rt.boolean("enabled") ?? read.enabled
+            read.pingIntervalSeconds = try rt.number("pingIntervalSeconds") ?? read.pingIntervalSeconds
+            read.pingTimeoutSeconds = try rt.number("pingTimeoutSeconds") ?? read.pingTimeoutSeconds
+            read.maxConnections = try rt.integer("maxConnections") ?? read.maxConnections
+            read.maxConnectionsPerApp = try rt.integer("maxConnectionsPerApp") ?? read.maxConnectionsPerApp
+            read.maxSubscriptionsPerConnection = try rt.integer("maxSubscriptionsPerConnection") ?? read.maxSubscriptionsPerConnection
+            read.maxMessageBytes = try rt.integer("maxMessageBytes") ?? read.maxMessageBytes
+            configuration.rt = read
+        }
         let console = settings.block("console", ConfigurationDeclarations.console)
         try settings.checked("console") { () throws(SettingError) in
             var read = configuration.console

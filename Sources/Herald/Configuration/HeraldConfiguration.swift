@@ -85,6 +85,8 @@ public struct HeraldConfiguration: Sendable {
     public var messageRetentionDays = 30
     /// Publish-subscribe: how long feeds and subscriptions live, and the limits (`pubsub.*`).
     public var pubsub = PubSubConfiguration()
+    /// Backendless RT (socket.io) for the SDKs' `subscribe` (`rt.*`).
+    public var rt = RTConfiguration()
     /// The web console at `/console` (`console.*`).
     public var console = ConsoleConfiguration()
     /// Registrations (and, apart, launches) that may wait for the database at once; one more is answered

@@ -17,6 +17,8 @@ struct CORSPolicy: Sendable {
         ("/{appId}/{apiKey}/messaging/registrations", [.post]),
         ("/{appId}/{apiKey}/messaging/registrations/{deviceId}", [.get, .delete]),
         ("/{appId}/{apiKey}/devices/{deviceId}/launches", [.post]),
+        // Backendless RT's long polling (a browser app's socket.io client).
+        ("/{appId}", [.get, .post]),
     ]
     /// Request headers a page may send: the body's type (not a CORS-safelisted value for JSON).
     static let allowedHeaders = "Content-Type"

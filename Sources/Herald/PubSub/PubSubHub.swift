@@ -28,19 +28,44 @@ final class PubSubHub: Service, Sendable {
         let channel: ChannelName
     }
 
+    /// Where a stream's events go: an `AsyncStream` its HTTP answer writes from (SSE, WebSocket), or a
+    /// Backendless RT subscription, which queues them on its connection.
+    struct Sink: Sendable {
+        /// Hands over one event; false when the consumer has too much waiting (the stream is then ended).
+        let deliver: @Sendable (StreamEvent) -> Bool
+        /// Ends the consumer's side.
+        let finish: @Sendable () -> Void
+        /// It sends messages as Backendless RT does (`StreamEncoding.rt`).
+        let rt: Bool
+
+        init(rt: Bool = false, deliver: @escaping @Sendable (StreamEvent) -> Bool, finish: @escaping @Sendable () -> Void) {
+            self.rt = rt
+            self.deliver = deliver
+            self.finish = finish
+        }
+
+        init(_ continuation: AsyncStream<StreamEvent>.Continuation) {
+            self.init(
+                deliver: { event in
+                    if case .dropped = continuation.yield(event) { return false }
+                    return true
+                }, finish: { continuation.finish() })
+        }
+    }
+
     /// One open stream.
     final class Stream: Sendable {
         let id: Int
         let subscription: Subscription
-        let continuation: AsyncStream<StreamEvent>.Continuation
+        let sink: Sink
         /// The last feed position handed to it (taken or passed over).
         let position: Locked<Int64>
 
-        init(id: Int, subscription: Subscription, from position: Int64, continuation: AsyncStream<StreamEvent>.Continuation) {
+        init(id: Int, subscription: Subscription, from position: Int64, sink: Sink) {
             self.id = id
             self.subscription = subscription
             self.position = Locked(position)
-            self.continuation = continuation
+            self.sink = sink
         }
     }
 
@@ -89,12 +114,21 @@ final class PubSubHub: Service, Sendable {
     /// or is stopping.
     func open(_ subscription: Subscription, from position: Int64) -> (id: Int, events: AsyncStream<StreamEvent>)? {
         let (events, continuation) = AsyncStream.makeStream(of: StreamEvent.self, bufferingPolicy: .bufferingOldest(Self.buffer))
+        guard let id = open(subscription, from: position, sink: Sink(continuation)) else { return nil }
+        let key = ChannelKey(app: subscription.app, channel: subscription.channel)
+        continuation.onTermination = { [weak self] _ in self?.close(key, id) }
+        return (id, events)
+    }
+
+    /// Opens a stream of `subscription` from `position` into `sink`; nil as above. The caller ends it with
+    /// `close(_:id:)`.
+    func open(_ subscription: Subscription, from position: Int64, sink: Sink) -> Int? {
         let key = ChannelKey(app: subscription.app, channel: subscription.channel)
         let id: Int? = state.withLock { state in
             guard !state.stopped, state.open < configuration.maxStreams else { return nil }
             state.nextId += 1
             state.open += 1
-            let stream = Stream(id: state.nextId, subscription: subscription, from: position, continuation: continuation)
+            let stream = Stream(id: state.nextId, subscription: subscription, from: position, sink: sink)
             var channel = state.channels[key] ?? ChannelState()
             channel.streams[stream.id] = stream
             state.channels[key] = channel
@@ -102,15 +136,31 @@ final class PubSubHub: Service, Sendable {
         }
         guard let id else { return nil }
         metrics.streams(1)
-        continuation.onTermination = { [weak self] _ in self?.close(key, id) }
         wake(key)
-        return (id, events)
+        return id
     }
 
     /// Ends one stream (its server is shutting down); its client resumes from its last event id.
     func finish(_ subscription: Subscription, id: Int) {
         let key = ChannelKey(app: subscription.app, channel: subscription.channel)
-        state.withLock { $0.channels[key]?.streams[id] }?.continuation.finish()
+        state.withLock { $0.channels[key]?.streams[id] }?.sink.finish()
+    }
+
+    /// Removes a stream opened with a sink (its subscriber left).
+    func close(_ subscription: Subscription, id: Int) {
+        close(ChannelKey(app: subscription.app, channel: subscription.channel), id)
+    }
+
+    /// Streams open now on each of an app's channels (for the console).
+    func streamCounts(app: String) -> [ChannelName: (streams: Int, rt: Int)] {
+        state.withLock { state in
+            var counts: [ChannelName: (streams: Int, rt: Int)] = [:]
+            for (key, channel) in state.channels where key.app == app {
+                let rt = channel.streams.values.filter(\.sink.rt).count
+                counts[key.channel] = (channel.streams.count - rt, rt)
+            }
+            return counts
+        }
     }
 
     private func close(_ key: ChannelKey, _ id: Int) {
@@ -183,26 +233,29 @@ final class PubSubHub: Service, Sendable {
         guard let last else { return }
         let streams = state.withLock { Array(($0.channels[key]?.streams ?? [:]).values) }
         var delivered = 0
-        let events = messages.map { PubSubRoutes.event($0) }
+        var deliveredRT = 0
+        let rt = streams.contains { $0.sink.rt }
+        let events = messages.map { PubSubRoutes.event($0, rt: rt) }
         for stream in streams {
             let from = stream.position.withLock { $0 }
             guard from < last else { continue }
             var overflowed = false
             for (message, event) in zip(messages, events) where message.position > from && stream.subscription.takes(message) {
-                if case .dropped = stream.continuation.yield(.message(position: message.position, event: event)) {
+                if !stream.sink.deliver(.message(position: message.position, event: event)) {
                     overflowed = true
                     break
                 }
-                delivered += 1
+                if stream.sink.rt { deliveredRT += 1 } else { delivered += 1 }
             }
             if overflowed {
                 // It resumes from the last event it was written.
-                stream.continuation.finish()
+                stream.sink.finish()
             } else {
                 stream.position.withLock { $0 = max($0, last) }
             }
         }
         metrics.pubsubDelivered(delivered, via: .stream)
+        metrics.pubsubDelivered(deliveredRT, via: .rt)
     }
 
     func run() async throws {
@@ -243,7 +296,7 @@ final class PubSubHub: Service, Sendable {
             wakeAll()
             if ContinuousClock.now - lastHeartbeat >= heartbeat {
                 lastHeartbeat = ContinuousClock.now
-                for stream in state.withLock({ $0.channels.values.flatMap(\.streams.values) }) { stream.continuation.yield(.heartbeat) }
+                for stream in state.withLock({ $0.channels.values.flatMap(\.streams.values) }) { _ = stream.sink.deliver(.heartbeat) }
             }
             if ContinuousClock.now - lastPrune >= pruneEvery {
                 lastPrune = ContinuousClock.now
@@ -262,6 +315,6 @@ final class PubSubHub: Service, Sendable {
             state.stopped = true
             return state.channels.values.flatMap(\.streams.values)
         }
-        for stream in streams { stream.continuation.finish() }
+        for stream in streams { stream.sink.finish() }
     }
 }

@@ -175,7 +175,8 @@ struct PubSubRoutes {
     /// A message encoded for streams, once for all of them: the JSON object (the message's fields and
     /// `id`, its feed position) as one WebSocket text frame's payload, and the same JSON as a Server-Sent
     /// Event (`id`, `event: message`, `data`) in one buffer that the JSON is a slice of.
-    static func event(_ message: FeedMessage) -> StreamEncoding {
+    /// With `rt`, also the message as Backendless RT's listeners get it (`RTMessage.json`).
+    static func event(_ message: FeedMessage, rt: Bool = false) -> StreamEncoding {
         guard case .object(var fields) = json(message) else { preconditionFailure("a message is a JSON object") }
         fields["id"] = .integer(message.position)
         var buffer = ByteBuffer()
@@ -183,7 +184,8 @@ struct PubSubRoutes {
         let offset = buffer.writerIndex
         let length = buffer.writeString(SortedJSON.text(JSONValue.object(fields)))
         buffer.writeString("\n\n")
-        return StreamEncoding(serverSentEvent: buffer, json: buffer.getSlice(at: offset, length: length)!)
+        return StreamEncoding(
+            serverSentEvent: buffer, json: buffer.getSlice(at: offset, length: length)!, rt: rt ? SortedJSON.text(RTMessage.json(message)) : nil)
     }
 }
 
@@ -191,4 +193,6 @@ struct PubSubRoutes {
 struct StreamEncoding: Sendable, Equatable {
     let serverSentEvent: ByteBuffer
     let json: ByteBuffer
+    /// The JSON Backendless RT sends as a `SUB_RES`'s `data`, when the channel has RT subscribers.
+    let rt: String?
 }

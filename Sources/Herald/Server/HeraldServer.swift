@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldDispatch
+import HeraldSocketIO
 import HeraldMetrics
 import HeraldStore
 import HeraldWebhooks
@@ -33,7 +34,7 @@ public enum HeraldServer {
         dispatcher: Dispatcher?,
         readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: []),
-        console: ConsoleRoutes? = nil
+        console: ConsoleRoutes? = nil, rt: RTRoutes? = nil
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -58,6 +59,7 @@ public enum HeraldServer {
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
         console?.add(to: router)
+        rt?.add(to: router)
         routeMethods.load(router.routes)
         return router
     }
@@ -98,6 +100,16 @@ public enum HeraldServer {
             store: pubsub.store, backend: pubsub.backend, signal: pubsub.signal, clock: clock, configuration: configuration.pubsub,
             metrics: exporter.metrics, logger: logger)
         var services: [any Service] = [deviceCheck, clients, dispatcher, hub]
+        // Backendless RT stops before the hub its message listeners read from.
+        var rtRoutes: RTRoutes?
+        if configuration.rt.enabled {
+            let handler = BackendlessRT(
+                apps: apps, hub: hub, store: pubsub.store, clock: clock, pubsub: configuration.pubsub, configuration: configuration.rt,
+                metrics: exporter.metrics, logger: logger)
+            let server = SocketIOServer(configuration: configuration.rt.engine, handler: handler, logger: logger)
+            services.append(server)
+            rtRoutes = RTRoutes(server: server, handler: handler)
+        }
         if let backend = pubsub.backend, backend.dialect.kind == .postgres {
             services.append(DueMessageListener(backend: backend, dispatcher: dispatcher))
         }
@@ -131,7 +143,9 @@ public enum HeraldServer {
         let pubsubRoutes = PubSubRoutes(
             store: pubsub.store, hub: hub, apps: apps, clock: clock, configuration: configuration.pubsub, metrics: exporter.metrics)
         // HTTP/1.1, and the WebSocket form of a subscription's stream (asked for by an upgrade request).
-        let webSocketResponder = pubsubRoutes.webSocketRouter().buildResponder()
+        let webSocketRouter = pubsubRoutes.webSocketRouter()
+        rtRoutes?.add(to: webSocketRouter)
+        let webSocketResponder = webSocketRouter.buildResponder()
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(
                 additionalChannelHandlers: [
@@ -145,8 +159,8 @@ public enum HeraldServer {
                     maxHeaderFieldSize: Limits.headerFieldBytes, maxHeaderListSize: Limits.headerBytes,
                     maxHeaderFieldCount: Limits.headerCount)),
             ws: .init(
-                // A stream's client sends nothing but control frames.
-                maxFrameSize: 4096,
+                // A stream's client sends nothing but control frames; an RT client sends its events.
+                maxFrameSize: configuration.rt.enabled ? max(4096, configuration.rt.maxMessageBytes) : 4096,
                 autoPing: .enabled(timePeriod: .milliseconds(Int64(configuration.pubsub.heartbeatSeconds * 1000))),
                 closeTimeout: .seconds(5)))
         return Application(
@@ -165,7 +179,8 @@ public enum HeraldServer {
                             registry: registry, templates: templates, apps: apps,
                             clock: clock, server: configuration, outbox: SQLWebhookOutbox(backend: backend), sweeper: sweeper,
                             readiness: readiness, logger: logger)
-                    } : nil),
+                    } : nil,
+                rt: rtRoutes),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(

@@ -99,6 +99,10 @@ public protocol PubSubStore: Sendable {
     /// Records that a stream handed the subscription's messages out up to `position` (never moves it back).
     func advance(id: String, to position: Int64, now: Timestamp) async throws
 
+    /// The channel's feed's last position (0 when it is empty): where a listener that wants only what is
+    /// published from now on starts (Backendless RT's message listeners).
+    func end(app: String, channel: ChannelName) async throws -> Int64
+
     /// The channel's feed after `position`: up to `limit` rows, those within the retention as messages.
     func feed(app: String, channel: ChannelName, after position: Int64, limit: Int, now: Timestamp, policy: PubSubPolicy)
         async throws -> FeedPage

@@ -100,6 +100,10 @@ public struct SQLPubSubStore: PubSubStore {
         }
     }
 
+    public func end(app: String, channel: ChannelName) async throws -> Int64 {
+        try await backend.read { db in try await Self.end(db, app: app, channel: channel.rawValue) }
+    }
+
     public func feed(app: String, channel: ChannelName, after position: Int64, limit: Int, now: Timestamp, policy: PubSubPolicy)
         async throws -> FeedPage
     {

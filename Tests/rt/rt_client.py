@@ -1,0 +1,144 @@
+"""An RT client as the Backendless SDKs make one, on python-socketio (either major version)."""
+
+import json
+import queue
+import threading
+import time
+import urllib.request
+import uuid
+
+import socketio
+
+SOCKETIO_MAJOR = int(socketio.__version__.split(".")[0]) if hasattr(socketio, "__version__") else 5
+try:
+    import importlib.metadata as metadata
+
+    SOCKETIO_MAJOR = int(metadata.version("python-socketio").split(".")[0])
+except Exception:  # pragma: no cover
+    pass
+
+TIMEOUT = 10
+
+
+def new_id():
+    return uuid.uuid4().hex[:8] + str(int(time.time() * 1000))
+
+
+class RTClient:
+    """Connects to `/{app}/` in the namespace `/{app}` with the SDK's query, and records every SUB_RES,
+    SUB_READY and MET_RES it is sent."""
+
+    def __init__(self, base, app, key, client_id=None, transports=None):
+        self.base, self.app, self.key = base, app, key
+        self.client_id = client_id or str(uuid.uuid4()).upper()
+        self.namespace = f"/{app}"
+        self.results = queue.Queue()
+        self.readies = queue.Queue()
+        self.methods = queue.Queue()
+        self.connected = threading.Event()
+        self.refused = queue.Queue()
+        self.disconnected = threading.Event()
+        self.sio = socketio.Client(reconnection=False)
+        ns = self.namespace
+        self.sio.on("SUB_RES", lambda data: self.results.put(data), namespace=ns)
+        self.sio.on("SUB_READY", lambda data: self.readies.put(data), namespace=ns)
+        self.sio.on("MET_RES", lambda data: self.methods.put(data), namespace=ns)
+        self.sio.on("connect", lambda *args: self.connected.set(), namespace=ns)
+        self.sio.on("connect_error", lambda data=None: self.refused.put(data), namespace=ns)
+        self.sio.on("disconnect", lambda *args: self.disconnected.set(), namespace=ns)
+        self.transports = transports
+
+    def connect(self, expect_refusal=False):
+        url = f"{self.base}?apiKey={self.key}&clientId={self.client_id}&userToken=null"
+        kwargs = {"namespaces": [self.namespace], "socketio_path": f"{self.app}/", "transports": self.transports}
+        if SOCKETIO_MAJOR >= 5:
+            kwargs["wait_timeout"] = TIMEOUT
+        try:
+            self.sio.connect(url, **kwargs)
+        except socketio.exceptions.ConnectionError as error:
+            if expect_refusal:
+                return str(error)
+            raise
+        if expect_refusal:
+            return self.refused.get(timeout=TIMEOUT)
+        assert self.connected.wait(TIMEOUT), "the namespace did not connect"
+        return self
+
+    @property
+    def transport(self):
+        return self.sio.transport()
+
+    def emit(self, event, payload):
+        self.sio.emit(event, payload, namespace=self.namespace)
+
+    def subscribe(self, name, channel, **options):
+        sub_id = new_id()
+        self.emit("SUB_ON", {"id": sub_id, "name": name, "options": {**options, "channel": channel}})
+        return sub_id
+
+    def join(self, channel):
+        sub_id = self.subscribe("PUB_SUB_CONNECT", channel)
+        result = self.next_result()
+        assert result == {"id": sub_id, "data": "connected"}, result
+        return sub_id
+
+    def call(self, name, options):
+        method_id = new_id()
+        self.emit("MET_REQ", {"id": method_id, "name": name, "options": options})
+        answer = self.methods.get(timeout=TIMEOUT)
+        assert answer["id"] == method_id, answer
+        return answer
+
+    def next_result(self, timeout=TIMEOUT):
+        return self.results.get(timeout=timeout)
+
+    def results_for(self, sub_id, count, timeout=TIMEOUT):
+        """The next `count` results of one subscription (others are kept in order for later)."""
+        found, others = [], []
+        deadline = time.time() + timeout
+        while len(found) < count:
+            remaining = deadline - time.time()
+            if remaining <= 0:
+                break
+            try:
+                item = self.results.get(timeout=remaining)
+            except queue.Empty:
+                break
+            (found if item.get("id") == sub_id else others).append(item)
+        for item in others:
+            self.results.put(item)
+        return found
+
+    def nothing_more(self, wait=0.7):
+        time.sleep(wait)
+        leftovers = []
+        while not self.results.empty():
+            leftovers.append(self.results.get_nowait())
+        return leftovers
+
+    def close(self):
+        try:
+            self.sio.disconnect()
+        except Exception:
+            pass
+
+
+def http(method, url, body=None, headers=None):
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            text = response.read().decode("utf-8")
+            return response.status, (json.loads(text) if text else None)
+    except urllib.error.HTTPError as error:
+        text = error.read().decode("utf-8")
+        return error.code, (json.loads(text) if text else None)
+
+
+def publish(herald, channel, message, headers=None, base=None, policy="PUBSUB"):
+    body = {"message": message, "publishPolicy": policy}
+    if headers is not None:
+        body["headers"] = headers
+    status, answer = http("POST", f"{base or herald['base']}/{herald['app']}/{herald['server_key']}/messaging/{channel}", body)
+    assert status == 200, (status, answer)
+    return answer["messageId"]
