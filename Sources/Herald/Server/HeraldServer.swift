@@ -33,7 +33,7 @@ public enum HeraldServer {
         dispatcher: Dispatcher?,
         readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: []),
-        console: ConsoleRoutes? = nil
+        console: ConsoleRoutes? = nil, http: HeraldConfiguration.HTTP = HeraldConfiguration.HTTP()
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -44,6 +44,7 @@ public enum HeraldServer {
         HealthRoutes(readiness: readiness).add(to: router)
         OpenAPIRoutes().add(to: router)
         metricsRoute?.add(to: router)
+        AppInfoRoutes(apps: apps, http: http).add(to: router)
         RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
         let templateRoutes = PushTemplateRoutes(
@@ -165,7 +166,8 @@ public enum HeraldServer {
                             registry: registry, templates: templates, apps: apps,
                             clock: clock, server: configuration, outbox: SQLWebhookOutbox(backend: backend), sweeper: sweeper,
                             readiness: readiness, logger: logger)
-                    } : nil),
+                    } : nil,
+                http: configuration.http),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(
