@@ -131,4 +131,17 @@ import Testing
             }
         }
     }
+
+    /// A browser's JS SDK asks for the info from the page: on an origin the app allows, it may read it.
+    @Test func aPageOnAnAllowedOriginMayReadIt() async throws {
+        try await TestHerald.with(file: false, apps: CORSAPITests.apps) { h in
+            for uri in ["/shop/k-client/info", "/shop/k-client/rt/lookup"] {
+                let preflight = try await CORSAPITests.send(h.client, .options, uri, origin: CORSAPITests.origin, asking: "GET")
+                #expect(preflight.status == .noContent, "\(uri)")
+                #expect(preflight.headers[.accessControlAllowMethods] == "GET", "\(uri)")
+                let answer = try await CORSAPITests.send(h.client, .get, uri, origin: CORSAPITests.origin)
+                #expect(answer.status == .ok && answer.headers[.accessControlAllowOrigin] == CORSAPITests.origin, "\(uri)")
+            }
+        }
+    }
 }
