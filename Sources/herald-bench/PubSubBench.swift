@@ -25,8 +25,44 @@ struct PubSubBench: ParsableCommand {
     @Option(help: "Messages published per second.") var rate = 20
     @Option var seconds = 10
     @Option var channel = "bench"
+    @Flag(
+        help:
+            "Subscribe as the Backendless SDKs do instead: each subscriber a Backendless RT connection (Engine.IO v4 on a WebSocket) with one PUB_SUB_MESSAGES listener."
+    )
+    var rt = false
 
     func run() throws {
+        let reader = SSEReader()
+        if rt {
+            try openRT(reader)
+        } else {
+            try openStreams(reader)
+        }
+        try measure(reader)
+    }
+
+    /// `--subscribers` RT connections, each with a message listener on the channel, ready once Herald
+    /// answered every `SUB_READY`.
+    func openRT(_ reader: SSEReader) throws {
+        let parts = prefix.split(separator: "/")
+        guard parts.count == 2 else { throw ValidationError("--prefix must be /{appId}/{apiKey}") }
+        let (app, key) = (String(parts[0]), String(parts[1]))
+        for index in 0..<subscribers {
+            try reader.openRT(
+                port: streamPorts[index % streamPorts.count], app: app, key: key,
+                events: [
+                    "40/\(app),",
+                    #"42/\#(app),["SUB_ON",{"id":"s\#(index)","name":"PUB_SUB_MESSAGES","options":{"channel":"\#(channel)"}}]"#,
+                ])
+        }
+        let readerThread = Thread { reader.loop() }
+        readerThread.start()
+        let deadline = Date().addingTimeInterval(60)
+        while reader.readies() < subscribers, Date() < deadline { usleep(10_000) }
+        guard reader.readies() == subscribers else { throw ValidationError("only \(reader.readies()) of \(subscribers) RT listeners ready") }
+    }
+
+    func openStreams(_ reader: SSEReader) throws {
         let subscriptions = try (0..<subscribers).map { _ -> String in
             let answer = try BlockingHTTP(port: streamPorts[0]).call("POST", "\(prefix)/messaging/\(channel)/subscribe", body: "{}")
             guard let range = answer.range(of: #""subscriptionId":""#),
@@ -34,7 +70,6 @@ struct PubSubBench: ParsableCommand {
             else { throw ValidationError("subscribe answered \(answer)") }
             return String(answer[range.upperBound..<end])
         }
-        let reader = SSEReader()
         for (index, id) in subscriptions.enumerated() {
             try reader.open(port: streamPorts[index % streamPorts.count], path: "\(prefix)/messaging/\(channel)/\(id)/stream")
         }
@@ -45,6 +80,9 @@ struct PubSubBench: ParsableCommand {
         guard reader.headsReceived() == subscribers else {
             throw ValidationError("only \(reader.headsReceived()) of \(subscribers) streams opened")
         }
+    }
+
+    func measure(_ reader: SSEReader) throws {
         let publishers = try publishPorts.map { try BlockingHTTP(port: $0) }
         let interval = 1.0 / Double(rate)
         let started = monotonicNanoseconds()
@@ -73,8 +111,8 @@ struct PubSubBench: ParsableCommand {
         print(
             String(
                 format:
-                    "pubsub: %d streams on %d server(s), %d messages at %d/s through %d server(s): %d of %d delivered in %.2f s = %.0f msg/s; latency ms p50 %.2f p99 %.2f max %.2f",
-                subscribers, streamPorts.count, published, rate, publishPorts.count, delivered, expected, span, Double(delivered) / span,
+                    "pubsub: %d %@ on %d server(s), %d messages at %d/s through %d server(s): %d of %d delivered in %.2f s = %.0f msg/s; latency ms p50 %.2f p99 %.2f max %.2f",
+                subscribers, rt ? "RT listeners" : "SSE streams", streamPorts.count, published, rate, publishPorts.count, delivered, expected, span, Double(delivered) / span,
                 percentile(0.5), percentile(0.99), percentile(1.0)))
         if delivered != expected { print("pubsub: MISSING \(expected - delivered) deliveries") }
     }
@@ -144,6 +182,7 @@ final class SSEReader: @unchecked Sendable {
     private let lock = NSLock()
     private var latencyList: [UInt64] = []
     private var headCount = 0
+    private var readyCount = 0
     private var last: UInt64 = 0
     private var running = true
 
@@ -157,6 +196,34 @@ final class SSEReader: @unchecked Sendable {
     }
 
     func headsReceived() -> Int { lock.withLock { headCount } }
+    /// RT listeners Herald said were live (`SUB_READY`).
+    func readies() -> Int { lock.withLock { readyCount } }
+
+    /// A Backendless RT connection on a WebSocket (Engine.IO v4 without polling) that sends `events` as
+    /// Engine.IO message packets once upgraded. Herald's frames are read like a stream's bytes: each
+    /// message's `{"t":…}` is found in them.
+    func openRT(port: Int, app: String, key: String, events: [String]) throws {
+        let descriptor = try connectLoopback(port)
+        var request = Array(
+            ("GET /\(app)/?EIO=4&transport=websocket&apiKey=\(key)&clientId=bench-\(descriptors.count) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
+        // Frames a client sends must be masked; a zero mask leaves the text as it is.
+        for event in events {
+            let payload = Array(("4" + event).utf8)
+            request.append(0x81)
+            if payload.count < 126 {
+                request.append(0x80 | UInt8(payload.count))
+            } else {
+                request.append(contentsOf: [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)])
+            }
+            request.append(contentsOf: [0, 0, 0, 0])
+            request.append(contentsOf: payload)
+        }
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        descriptors.append(descriptor)
+        carry.append([])
+        heads.append(false)
+    }
     func delivered() -> Int { lock.withLock { latencyList.count } }
     func latencies() -> [UInt64] { lock.withLock { latencyList } }
     func lastDeliveryNanoseconds() -> UInt64 { lock.withLock { last } }
@@ -166,11 +233,13 @@ final class SSEReader: @unchecked Sendable {
         var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let marker = Array(#"{"t":"#.utf8)
+        let ready = Array("SUB_READY".utf8)
         while lock.withLock({ running }) {
             guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
             let now = monotonicNanoseconds()
             var found: [UInt64] = []
             var newHeads = 0
+            var newReadies = 0
             for index in fds.indices where fds[index].revents != 0 {
                 let count = recv(fds[index].fd, &buffer, buffer.count, 0)
                 guard count > 0 else {
@@ -179,9 +248,13 @@ final class SSEReader: @unchecked Sendable {
                 }
                 var data = carry[index]
                 data.append(contentsOf: buffer[..<count])
-                if !heads[index], data.count >= 12, data.starts(with: Array("HTTP/1.1 200".utf8)) {
+                if !heads[index], data.count >= 12, data.starts(with: Array("HTTP/1.1 200".utf8)) || data.starts(with: Array("HTTP/1.1 101".utf8)) {
                     heads[index] = true
                     newHeads += 1
+                }
+                if let at = data.firstRange(of: ready) {
+                    newReadies += 1
+                    data.removeSubrange(at)
                 }
                 // Every complete `{"t":<digits>` in the data; an incomplete tail is kept for the next read.
                 var position = 0
@@ -207,10 +280,11 @@ final class SSEReader: @unchecked Sendable {
                 }
                 carry[index] = keepFrom < data.count ? Array(data[keepFrom...]) : []
             }
-            if !found.isEmpty || newHeads > 0 {
+            if !found.isEmpty || newHeads > 0 || newReadies > 0 {
                 lock.withLock {
                     latencyList.append(contentsOf: found)
                     headCount += newHeads
+                    readyCount += newReadies
                     if !found.isEmpty { last = now }
                 }
             }

@@ -138,7 +138,8 @@ import Testing
 
     @Test(arguments: [
         (#"{}"#, 5041), (#"{"message": null}"#, 5041),
-        (#"{"message": {"only": "data"}}"#, 5041),  // nothing to show or wake the app
+        // Pushed only, to Apple devices only, where it has nothing to show or wake the app: reaches no one.
+        (#"{"message": {"only": "data"}, "publishPolicy": "PUSH", "pushBroadcast": "FOR_IOS|FOR_OSX"}"#, 5041),
         (#"[1]"#, 8002),
         (#"{"message": "m", "publishAt": 1700000000000}"#, 5030),
         (#"{"message": "m", "publishAt": 1900000000000, "repeatEvery": 60, "repeatExpiresAt": 1890000000000}"#, 5030),

@@ -29,6 +29,7 @@ public enum ConfigurationDeclarations {
             Setting("drainSeconds", .number(0...300, unit: " seconds"), default: defaults.drainSeconds.plainText),
             Setting("idleTimeoutSeconds", .number(0.1...3600, unit: " seconds"), default: defaults.idleTimeoutSeconds.plainText),
             .integer("maxConnections", 1...1_000_000, default: defaults.maxConnections),
+            Setting("publicURL", .url),
         ]
     }()
 

@@ -73,6 +73,13 @@ public enum ConfigurationLoader {
             configuration.http.drainSeconds = try http.number("drainSeconds") ?? configuration.http.drainSeconds
             configuration.http.idleTimeoutSeconds = try http.number("idleTimeoutSeconds") ?? configuration.http.idleTimeoutSeconds
             configuration.http.maxConnections = try http.integer("maxConnections") ?? configuration.http.maxConnections
+            if let text = try http.string("publicURL") {
+                do throws(SettingError) {
+                    configuration.http.publicURL = try PublicURL(parsing: text)
+                } catch {
+                    throw SettingError("publicURL \(error.message)")
+                }
+            }
         }
         configuration.metrics = try readMetrics(settings, http: configuration.http)
         configuration.database = try readDatabase(settings) ?? configuration.database

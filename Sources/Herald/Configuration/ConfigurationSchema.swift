@@ -72,12 +72,15 @@ indirect enum ConfigurationSchema: Sendable {
         }
     }
 
-    /// `intervalSeconds` → `INTERVAL_SECONDS`, as swift-configuration spells environment names.
+    /// `intervalSeconds` → `INTERVAL_SECONDS`, `publicURL` → `PUBLIC_URL`, as swift-configuration spells
+    /// environment names: a word starts at an upper-case letter that follows a lower-case one.
     static func upperSnake(_ key: String) -> String {
         var result = ""
+        var previous: Character?
         for character in key {
-            if character.isUppercase, !result.isEmpty { result += "_" }
+            if character.isUppercase, previous?.isLowercase == true { result += "_" }
             result += character.uppercased()
+            previous = character
         }
         return result
     }

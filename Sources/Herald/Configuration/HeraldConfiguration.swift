@@ -23,16 +23,20 @@ public struct HeraldConfiguration: Sendable {
         /// Connections served at once. Past it, new connections wait in the kernel's accept queue until
         /// one closes (they are not refused), so a flood of idle connections cannot exhaust file descriptors.
         public var maxConnections: Int
+        /// Where clients reach this Herald (`https://push.example.com`), which `GET …/info` and `…/rt/lookup`
+        /// give the SDKs as the real-time server's address. nil: each request's forwarded or `Host` header says.
+        public var publicURL: PublicURL?
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, drainSeconds: Double = 0, idleTimeoutSeconds: Double = 30,
-            maxConnections: Int = 1000
+            maxConnections: Int = 1000, publicURL: PublicURL? = nil
         ) {
             self.host = host
             self.port = port
             self.drainSeconds = drainSeconds
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.maxConnections = maxConnections
+            self.publicURL = publicURL
         }
     }
 

@@ -5,15 +5,18 @@ import Hummingbird
 /// Which browser origins may call which app's client routes (`apps[].cors.allowedOrigins`).
 ///
 /// A web app registers its browser the way a phone app registers its device: with the app's client key,
-/// from a page on its own origin. Only the client-key routes a page needs answer cross-origin (the
-/// device's registration and launches); server and admin routes never do, whatever the configuration,
-/// and no answer allows credentials: Herald's keys travel in the path, never in cookies.
+/// from a page on its own origin. Only the client-key routes a page needs answer cross-origin (the app's
+/// info, the device's registration and launches); server and admin routes never do, whatever the
+/// configuration, and no answer allows credentials: Herald's keys travel in the path, never in cookies.
 struct CORSPolicy: Sendable {
     /// Each app's allowed origins, lower case; `*` allows any.
     private let origins: [String: Set<String>]
 
-    /// The routes a page may call, with their methods.
+    /// The routes a page may call, with their methods: the JS SDK's `initApp` asks for the app's info
+    /// (`rtURL`) before anything else.
     static let routes: [(path: RouterPath, methods: [HTTPRequest.Method])] = [
+        ("/{appId}/{apiKey}/info", [.get]),
+        ("/{appId}/{apiKey}/rt/lookup", [.get]),
         ("/{appId}/{apiKey}/messaging/registrations", [.post]),
         ("/{appId}/{apiKey}/messaging/registrations/{deviceId}", [.get, .delete]),
         ("/{appId}/{apiKey}/devices/{deviceId}/launches", [.post]),

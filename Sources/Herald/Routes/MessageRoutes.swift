@@ -176,11 +176,17 @@ struct MessageRoutes {
         return filter
     }
 
-    /// The systems the message targets that the app has no push service settings for, each with why its
-    /// devices are not sent to (they are not counted in `deliveries` either); empty when none.
+    /// The systems the message targets that it is not pushed to, each with why its devices are not sent
+    /// to (they are not counted in `deliveries` either): the app has no push service settings for them,
+    /// or the message has nothing to show there (an object message to Apple devices); empty when none.
     func skipped(_ message: StoredMessage, app: String) -> [String: JSONValue] {
-        guard let dispatcher else { return [:] }
         var skipped: [String: JSONValue] = [:]
+        if let reason = message.contents?.apnsSkipped {
+            for os in PushProvider.apns.systems where message.broadcast.includes(os) {
+                skipped[os.rawValue] = .string("not sent: \(reason)")
+            }
+        }
+        guard let dispatcher else { return skipped }
         for provider in PushProvider.allCases where !dispatcher.isConfigured(provider, for: app) {
             for os in provider.systems where message.broadcast.includes(os) {
                 skipped[os.rawValue] = .string(

@@ -34,7 +34,7 @@ public enum HeraldServer {
         dispatcher: Dispatcher?,
         readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: []),
-        console: ConsoleRoutes? = nil, rt: RTRoutes? = nil
+        console: ConsoleRoutes? = nil, http: HeraldConfiguration.HTTP = HeraldConfiguration.HTTP(), rt: RTRoutes? = nil
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -45,6 +45,7 @@ public enum HeraldServer {
         HealthRoutes(readiness: readiness).add(to: router)
         OpenAPIRoutes().add(to: router)
         metricsRoute?.add(to: router)
+        AppInfoRoutes(apps: apps, http: http).add(to: router)
         RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics).add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
         let templateRoutes = PushTemplateRoutes(
@@ -180,7 +181,7 @@ public enum HeraldServer {
                             clock: clock, server: configuration, outbox: SQLWebhookOutbox(backend: backend), sweeper: sweeper,
                             readiness: readiness, logger: logger)
                     } : nil,
-                rt: rtRoutes),
+                http: configuration.http, rt: rtRoutes),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(

@@ -51,6 +51,10 @@ public struct APNsContent: Sendable, Hashable, Codable {
         "pushtotalk", "widgets", "controls",
     ]
 
+    /// Why a message makes no APNs push: an `alert` push needs something to show.
+    public static let nothingToShow =
+        "nothing to show on an Apple device: give a string message, an ios-alert-* header, ios-badge, ios-sound or ios-content-available"
+
     /// Maps a message and its headers; throws 5041 when nothing would show or wake the app,
     /// 8008 for a header APNs would refuse, 8000 when the payload is over APNs's limit.
     public init(message: JSONValue, headers: [String: JSONValue]) throws(HeraldFault) {
@@ -112,8 +116,7 @@ public struct APNsContent: Sendable, Hashable, Codable {
             priority = 5
         }
         if aps["alert"] == nil, aps["content-available"] == nil, aps["badge"] == nil, aps["sound"] == nil, type == "alert" {
-            throw .invalidPushMessage(
-                "nothing to show: give a string message, an ios-alert-* header, ios-badge, ios-sound or ios-content-available")
+            throw .invalidPushMessage(Self.nothingToShow)
         }
         root["aps"] = .object(aps)
         let payload = try Self.encode(.object(root))

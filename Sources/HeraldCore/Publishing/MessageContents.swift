@@ -11,28 +11,43 @@ public struct MessageContents: Sendable, Hashable, Codable {
     /// The plaintext and headers each browser's push service receives (WEB devices); nil in a message
     /// stored before Herald spoke Web Push.
     public var webPush: WebPushContent?
+    /// Why `apns` is nil though the broadcast names Apple devices: the message has nothing an Apple
+    /// device can show or wake for (an object message without `ios-*` headers, which FCM and Web Push
+    /// carry as data). Those devices are not sent to, and a message's status gives this as the reason.
+    public var apnsSkipped: String?
 
-    public init(apns: APNsContent?, fcm: FCMContent? = nil, webPush: WebPushContent? = nil) {
+    public init(apns: APNsContent?, fcm: FCMContent? = nil, webPush: WebPushContent? = nil, apnsSkipped: String? = nil) {
         self.apns = apns
         self.fcm = fcm
         self.webPush = webPush
+        self.apnsSkipped = apnsSkipped
     }
 
     /// Maps a published message and its headers for every provider; throws what the mapping throws
-    /// (5041 when nothing would show or wake the app on a platform of `broadcast`, 8008 for a header a
-    /// service would refuse, 8000 over a service's size limit).
+    /// (8008 for a header a service would refuse, 8000 over a service's size limit). APNs's "nothing to
+    /// show" (5041) is not thrown: `apns` is nil and, when `broadcast` has Apple platforms, `apnsSkipped`
+    /// says why (`PublishRequest` refuses a push-only publish that then reaches no platform at all).
     public init(message: JSONValue, headers: [String: JSONValue], broadcast: PushBroadcast = .all) throws(HeraldFault) {
         // Every service's content is built, whatever the broadcast: a header any service would refuse is
         // refused at publish, and a message waiting in the store can go to a device that registers
-        // meanwhile. Only "nothing to show" on APNs (5041) is let go when the broadcast has no Apple
-        // platform: a data message for browsers or Android owes Apple devices no alert.
+        // meanwhile. A data message for subscribers, browsers or Android owes Apple devices no alert.
         do {
             apns = try APNsContent(message: message, headers: headers)
-        } catch  where error.code == 5041 && !broadcast.includes(.ios) && !broadcast.includes(.osx) {
+        } catch  where error.code == 5041 {
             apns = nil
+            if broadcast.includes(.ios) || broadcast.includes(.osx) { apnsSkipped = APNsContent.nothingToShow }
         }
         fcm = try FCMContent(message: message, headers: headers)
         webPush = try WebPushContent(message: message, headers: headers)
+    }
+
+    /// Why a publish that only pushes would reach no device of `broadcast`: every platform it names is
+    /// one whose content is skipped (Apple platforms only, with nothing to show). nil when some platform
+    /// gets a push, or none is skipped.
+    public func unsendable(to broadcast: PushBroadcast) -> String? {
+        guard let apnsSkipped else { return nil }
+        let others: [(PushBroadcast, Bool)] = [(.android, fcm != nil), (.web, webPush != nil)]
+        return others.contains { broadcast.contains($0.0) && $0.1 } ? nil : apnsSkipped
     }
 
     /// Headers a service's mapping consumes (its prefix, or APNs's own names): the others are custom

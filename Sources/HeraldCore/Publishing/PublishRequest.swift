@@ -34,6 +34,10 @@ public struct PublishRequest: Sendable, Equatable {
         segment = try Segment.parse(body["segment"])
         schedule = try PublishSchedule.parse(body, now: now)
         contents = policy.pushes ? try MessageContents(message: message, headers: headers, broadcast: broadcast) : nil
+        // An object message goes to subscribers, and as data to Android and browsers; a publish that only
+        // pushes, to platforms that all have nothing to show, would reach no one: refused rather than
+        // accepted to do nothing.
+        if policy == .push, let reason = contents?.unsendable(to: broadcast) { throw .invalidPushMessage(reason) }
     }
 
     static func headers(_ value: JSONValue?) throws(HeraldFault) -> [String: JSONValue] {

@@ -137,6 +137,37 @@ import Testing
         }
     }
 
+    /// `http.publicURL`: scheme and host (a trailing `/` dropped), from the file or `HERALD_HTTP_PUBLIC_URL`;
+    /// anything with a path, a query, a user or another scheme stops start-up naming the setting.
+    @Test func thePublicURLIsReadAndChecked() throws {
+        #expect(try ConfigurationLoader.load(file: nil, environment: [:]).http.publicURL == nil)
+        for (given, expected) in [
+            ("https://push.example.com", "https://push.example.com"), ("https://push.example.com/", "https://push.example.com"),
+            ("http://10.0.0.7:8080", "http://10.0.0.7:8080"), ("https://[2001:db8::1]:443/", "https://[2001:db8::1]:443"),
+        ] {
+            let loaded = try ConfigurationLoader.load(file: nil, environment: ["HERALD_HTTP_PUBLIC_URL": given])
+            #expect(loaded.http.publicURL?.description == expected, "\(given)")
+        }
+        let fromFile = try withFile(
+            #"{"http": {"publicURL": "https://rt.example.com/"}, "apps": [{"id": "a", "keys": [{"key": "k-0123456789", "role": "client"}]}]}"#
+        ) {
+            try ConfigurationLoader.load(file: $0, environment: [:])
+        }
+        #expect(fromFile.http.publicURL == PublicURL(scheme: .https, authority: "rt.example.com"))
+        for bad in [
+            "push.example.com", "ftp://push.example.com", "https://", "https://push.example.com/rt", "https://push.example.com?x=1",
+            "https://push.example.com#top", "https://user@push.example.com", "https://push.example.com:0", "https://push.example.com:70000",
+            "https://push example.com", "https://[::1", "https://push.example.com//",
+        ] {
+            do {
+                _ = try ConfigurationLoader.load(file: nil, environment: ["HERALD_HTTP_PUBLIC_URL": bad])
+                Issue.record("\(bad) was accepted")
+            } catch {
+                #expect("\(error)".contains("http.publicURL"), "\(bad): \(error)")
+            }
+        }
+    }
+
     @Test func appsCanComeFromTheEnvironment() throws {
         let configuration = try ConfigurationLoader.load(
             file: nil,

@@ -138,8 +138,18 @@ import WebPushMock
             #expect(
                 try Self.plaintext(first)
                     == .object(["title": .string("Order"), "data": .object(["message": .object(["order": .integer(42)])])]))
-            // The same message to every platform still needs something an Apple device can show.
-            let refused = try await h.post("news", #"{"message": {"order": 42}, "headers": {"web-title": "Order"}}"#)
+            // The same message to every platform goes to browsers too, and not to Apple devices, where it
+            // has nothing to show: the status says so (docs/publishing.md, "Object messages").
+            let everyone = try await h.publish("news", #"{"message": {"order": 42}, "headers": {"web-title": "Order"}}"#)
+            let shown = try await h.waitFor(everyone, status: "published")
+            #expect(shown.delivery("sent") == 3 && shown.delivery("failed") == 0)
+            #expect(h.mock.notifications().isEmpty)
+            let reason = JSONValue.string("not sent: " + APNsContent.nothingToShow)
+            #expect(shown["skipped"]?["IOS"] == reason)
+            // Pushed only and to Apple devices only, it would reach no one: refused.
+            let refused = try await h.post(
+                "news",
+                #"{"message": {"order": 42}, "headers": {"web-title": "Order"}, "publishPolicy": "PUSH", "pushBroadcast": "FOR_IOS"}"#)
             #expect(refused.status == .badRequest)
             #expect(refused.body["code"] == .integer(5041))
         }

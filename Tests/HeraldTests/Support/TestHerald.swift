@@ -38,6 +38,7 @@ enum TestHerald {
         file: Bool = true, database: PublishHarness.Database = .sqlite, setup: TestingSetup = .router,
         metrics: HeraldConfiguration.Metrics = .init(), apps: [AppConfiguration] = TestHerald.apps,
         writeQueueLimit: Int = WriteQueueLimit.default, pubsub: PubSubConfiguration = .init(), console: ConsoleConfiguration = .init(),
+        http: HeraldConfiguration.HTTP = .init(host: "127.0.0.1", port: 0),
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
@@ -46,26 +47,26 @@ enum TestHerald {
         case .sqlite:
             try await run(
                 file ? .sqliteFile(path: scratch.path("h.sqlite")) : .sqliteMemory, setup: setup, metrics: metrics, apps: apps,
-                writeQueueLimit: writeQueueLimit, pubsub: pubsub, console: console, body)
+                writeQueueLimit: writeQueueLimit, pubsub: pubsub, console: console, http: http, body)
         case .postgres:
             try await PostgresTestDatabase.with { url in
                 try await run(
                     url, setup: setup, metrics: metrics, apps: apps, writeQueueLimit: writeQueueLimit, pubsub: pubsub, console: console,
-                    body)
+                    http: http, body)
             }
         }
     }
 
     private static func run(
         _ url: DatabaseURL, setup: TestingSetup, metrics: HeraldConfiguration.Metrics, apps: [AppConfiguration],
-        writeQueueLimit: Int, pubsub settings: PubSubConfiguration, console: ConsoleConfiguration,
+        writeQueueLimit: Int, pubsub settings: PubSubConfiguration, console: ConsoleConfiguration, http: HeraldConfiguration.HTTP,
         _ body: @escaping @Sendable (Harness) async throws -> Void
     ) async throws {
         let logger = Logger(label: "herald.tests")
         try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
             let store = SQLRegistrationStore(backend: backend, writeQueueLimit: writeQueueLimit)
             let clock = ManualClock(t0)
-            var configuration = HeraldConfiguration(http: .init(host: "127.0.0.1", port: 0), database: url, apps: apps)
+            var configuration = HeraldConfiguration(http: http, database: url, apps: apps)
             configuration.sweeper.intervalSeconds = 0
             configuration.metrics = metrics
             configuration.pubsub = settings
