@@ -59,7 +59,9 @@ struct PubSubBench: ParsableCommand {
         readerThread.start()
         let deadline = Date().addingTimeInterval(60)
         while reader.readies() < subscribers, Date() < deadline { usleep(10_000) }
-        guard reader.readies() == subscribers else { throw ValidationError("only \(reader.readies()) of \(subscribers) RT listeners ready") }
+        guard reader.readies() == subscribers else {
+            throw ValidationError("only \(reader.readies()) of \(subscribers) RT listeners ready")
+        }
     }
 
     func openStreams(_ reader: SSEReader) throws {
@@ -112,7 +114,8 @@ struct PubSubBench: ParsableCommand {
             String(
                 format:
                     "pubsub: %d %@ on %d server(s), %d messages at %d/s through %d server(s): %d of %d delivered in %.2f s = %.0f msg/s; latency ms p50 %.2f p99 %.2f max %.2f",
-                subscribers, rt ? "RT listeners" : "SSE streams", streamPorts.count, published, rate, publishPorts.count, delivered, expected, span, Double(delivered) / span,
+                subscribers, rt ? "RT listeners" : "SSE streams", streamPorts.count, published, rate, publishPorts.count, delivered,
+                expected, span, Double(delivered) / span,
                 percentile(0.5), percentile(0.99), percentile(1.0)))
         if delivered != expected { print("pubsub: MISSING \(expected - delivered) deliveries") }
     }
@@ -206,7 +209,8 @@ final class SSEReader: @unchecked Sendable {
         let descriptor = try connectLoopback(port)
         var request = Array(
             ("GET /\(app)/?EIO=4&transport=websocket&apiKey=\(key)&clientId=bench-\(descriptors.count) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
+                + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                .utf8)
         // Frames a client sends must be masked; a zero mask leaves the text as it is.
         for event in events {
             let payload = Array(("4" + event).utf8)
@@ -248,7 +252,9 @@ final class SSEReader: @unchecked Sendable {
                 }
                 var data = carry[index]
                 data.append(contentsOf: buffer[..<count])
-                if !heads[index], data.count >= 12, data.starts(with: Array("HTTP/1.1 200".utf8)) || data.starts(with: Array("HTTP/1.1 101".utf8)) {
+                if !heads[index], data.count >= 12,
+                    data.starts(with: Array("HTTP/1.1 200".utf8)) || data.starts(with: Array("HTTP/1.1 101".utf8))
+                {
                     heads[index] = true
                     newHeads += 1
                 }

@@ -38,7 +38,9 @@ import Testing
     @Test func binaryFormLengthsPastTheEndAreRefused() {
         #expect(throws: EnginePayload.Malformed.self) { try EnginePayload.decode([0x00, 9, 9, 0xFF, 0x34], version: .v3) }
         #expect(throws: EnginePayload.Malformed.self) { try EnginePayload.decode([0x00, 12, 0xFF, 0x34], version: .v3) }
-        #expect(throws: EnginePayload.Malformed.self) { try EnginePayload.decode([0x00] + Array(repeating: 1, count: 11) + [0xFF], version: .v3) }
+        #expect(throws: EnginePayload.Malformed.self) {
+            try EnginePayload.decode([0x00] + Array(repeating: 1, count: 11) + [0xFF], version: .v3)
+        }
     }
 
     @Test func tooManyPacketsInOneBodyAreRefused() {

@@ -26,7 +26,6 @@ final class EchoHandler: SocketIOHandler {
     }
 }
 
-
 @Suite struct EngineServerTests {
     static func withServer(
         _ configuration: EngineConfiguration = EngineConfiguration(),
@@ -116,7 +115,8 @@ final class EchoHandler: SocketIOHandler {
     @Test func malformedPacketsCloseTheSession() async throws {
         try await Self.withServer { server, handler, client in
             let sid = try await Self.handshake(client, version: 4)
-            _ = try await client.execute(uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post, body: ByteBuffer(string: "40/app,"))
+            _ = try await client.execute(
+                uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post, body: ByteBuffer(string: "40/app,"))
             let bad = try await client.execute(
                 uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post, body: ByteBuffer(string: "42/app,{\"not\":\"an array\"}"))
             #expect(bad.status == .ok)
@@ -131,7 +131,8 @@ final class EchoHandler: SocketIOHandler {
         try await Self.withServer(EngineConfiguration(maxPayload: 1024)) { server, _, client in
             let sid = try await Self.handshake(client, version: 4)
             let big = try await client.execute(
-                uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post, body: ByteBuffer(string: "4" + String(repeating: "x", count: 2000)))
+                uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post,
+                body: ByteBuffer(string: "4" + String(repeating: "x", count: 2000)))
             #expect(big.status == .contentTooLarge)
             #expect(server.engine.sessionCount == 0)
         }
@@ -141,7 +142,8 @@ final class EchoHandler: SocketIOHandler {
         try await Self.withServer(EngineConfiguration(pingInterval: .milliseconds(200), pingTimeout: .milliseconds(200))) {
             server, handler, client in
             let sid = try await Self.handshake(client, version: 4)
-            _ = try await client.execute(uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post, body: ByteBuffer(string: "40/app,"))
+            _ = try await client.execute(
+                uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .post, body: ByteBuffer(string: "40/app,"))
             // One poll: the connect answer; then the server's ping arrives and is answered once.
             _ = try await client.execute(uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .get)
             let ping = try await client.execute(uri: "/app/?EIO=4&transport=polling&sid=\(sid)", method: .get)

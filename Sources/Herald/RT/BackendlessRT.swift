@@ -71,7 +71,8 @@ final class BackendlessRT: SocketIOHandler {
         }
         guard admitted else {
             metrics.rtRefused("connect")
-            return "the app has its maximum of \(configuration.maxConnectionsPerApp) RT connections on this instance (rt.maxConnectionsPerApp)"
+            return
+                "the app has its maximum of \(configuration.maxConnectionsPerApp) RT connections on this instance (rt.maxConnectionsPerApp)"
         }
         connections.withLock { $0[socket.id] = RTConnection(socket: socket, app: app) }
         metrics.rtConnections(1)
@@ -154,7 +155,8 @@ final class BackendlessRT: SocketIOHandler {
             }
             connection.subscriptions.withLock { $0[id] = kind }
             if case .users(let channel) = kind {
-                channels.listenUsers(.init(app: connection.app, channel: channel), .init(connection: connection.id, subscription: id), listener)
+                channels.listenUsers(
+                    .init(app: connection.app, channel: channel), .init(connection: connection.id, subscription: id), listener)
             }
         } catch {
             refuse(id, method: false, Self.fault(error, logger: logger), on: connection)

@@ -50,7 +50,8 @@ enum RTRequest: Equatable {
         switch payload["options"] {
         case nil, .null?: break
         case .object(let object)?: options = object
-        case let other?: throw Refusal(id: id, isMethod: isMethod, fault: .invalidParameter("options", "expected an object, got \(other.typeName)"))
+        case let other?:
+            throw Refusal(id: id, isMethod: isMethod, fault: .invalidParameter("options", "expected an object, got \(other.typeName)"))
         }
         self = isMethod ? .method(id: id, name: name, options: options) : .subscribe(id: id, type: name, options: options)
     }

@@ -185,7 +185,8 @@ struct PubSubRoutes {
         let length = buffer.writeString(SortedJSON.text(JSONValue.object(fields)))
         buffer.writeString("\n\n")
         return StreamEncoding(
-            serverSentEvent: buffer, json: buffer.getSlice(at: offset, length: length)!, rt: rt ? SortedJSON.text(RTMessage.json(message)) : nil)
+            serverSentEvent: buffer, json: buffer.getSlice(at: offset, length: length)!,
+            rt: rt ? SortedJSON.text(RTMessage.json(message)) : nil)
     }
 }
 

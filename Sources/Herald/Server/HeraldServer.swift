@@ -1,7 +1,7 @@
 import HeraldCore
 import HeraldDispatch
-import HeraldSocketIO
 import HeraldMetrics
+import HeraldSocketIO
 import HeraldStore
 import HeraldWebhooks
 import Hummingbird

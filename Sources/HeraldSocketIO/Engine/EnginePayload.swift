@@ -58,7 +58,8 @@ public enum EnginePayload {
             else { throw Malformed(description: "a packet's length is missing") }
             let start = rest.index(after: colon)
             let utf16 = rest.utf16
-            guard let end = utf16.index(start, offsetBy: length, limitedBy: utf16.endIndex), let packet = EnginePacket(text: rest[start..<end])
+            guard let end = utf16.index(start, offsetBy: length, limitedBy: utf16.endIndex),
+                let packet = EnginePacket(text: rest[start..<end])
             else { throw Malformed(description: "a packet runs past the payload's end or is not an Engine.IO packet") }
             packets.append(packet)
             rest = rest[end...]

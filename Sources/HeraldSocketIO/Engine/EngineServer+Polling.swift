@@ -70,7 +70,8 @@ extension EngineServer {
         headers[.contentType] = "text/plain; charset=UTF-8"
         headers[.cacheControl] = "no-store"
         return Response(
-            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: EnginePayload.encode(packets, version: version))))
+            status: .ok, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: EnginePayload.encode(packets, version: version))))
     }
 
     /// Engine.IO's error answer: `{"code":N,"message":"…"}`.

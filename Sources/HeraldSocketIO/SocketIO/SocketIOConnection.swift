@@ -18,7 +18,8 @@ final class SocketIOConnection: Sendable {
         self.engine = engine
         self.handler = handler
         self.logger = logger
-        (inbound, continuation) = AsyncStream.makeStream(of: SocketPacket.self, bufferingPolicy: .bufferingOldest(SocketIOServer.inboundLimit))
+        (inbound, continuation) = AsyncStream.makeStream(
+            of: SocketPacket.self, bufferingPolicy: .bufferingOldest(SocketIOServer.inboundLimit))
     }
 
     /// False when the handler has `SocketIOServer.inboundLimit` packets waiting already.

@@ -46,7 +46,8 @@ public struct SocketPacket: Sendable, Hashable {
         rest = rest.dropFirst()
         if kind == .binaryEvent || kind == .binaryAck {
             // `<count>-`: the binary attachments that follow (Backendless RT's JSON clients never send them).
-            guard let dash = rest.firstIndex(of: "-"), rest[..<dash].allSatisfy(\.isASCIIDigit), rest.distance(from: rest.startIndex, to: dash) <= 3
+            guard let dash = rest.firstIndex(of: "-"), rest[..<dash].allSatisfy(\.isASCIIDigit),
+                rest.distance(from: rest.startIndex, to: dash) <= 3
             else { throw Malformed(description: "binary packet without its attachment count") }
             rest = rest[rest.index(after: dash)...]
         }

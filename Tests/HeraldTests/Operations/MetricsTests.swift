@@ -70,11 +70,12 @@ import Testing
             Exposition.expectNoSecrets(text, tokens: (0..<40).map(PublishHarness.token), devices: (0..<40).map { "dev-\($0)" })
             // Every metric is in the exposition but the sweep count (no sweep ran), DeviceCheck's (no call
             // was made; DeviceCheckTests counts them), the protocol errors (HostileHTTPTests counts them)
-            // and publish-subscribe's (PubSubMetricsTests counts them).
+            // publish-subscribe's (PubSubMetricsTests counts them) and Backendless RT's (RTMetricsTests).
             let unused = [
                 HeraldMetrics.Name.sweeps, HeraldMetrics.Name.deviceCheckCalls, HeraldMetrics.Name.deviceCheckDuration,
                 HeraldMetrics.Name.httpProtocolErrors, HeraldMetrics.Name.subscriptionsCreated, HeraldMetrics.Name.streamsOpen,
-                HeraldMetrics.Name.pubsubDelivered,
+                HeraldMetrics.Name.pubsubDelivered, HeraldMetrics.Name.rtConnections, HeraldMetrics.Name.rtSubscriptions,
+                HeraldMetrics.Name.rtDisconnects, HeraldMetrics.Name.rtRefused,
             ]
             for name in HeraldMetrics.Name.all where !unused.contains(name) {
                 #expect(text.contains("# TYPE \(name) "), "\(name) is missing")
