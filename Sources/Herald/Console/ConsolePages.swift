@@ -55,7 +55,7 @@ extension ConsoleRoutes {
             found.count > Self.pageSize
             ? "<p class=\"pager\"><a href=\"/console/channels?after=\(Self.queryValue(found[Self.pageSize - 1].name.rawValue))\" rel=\"next\">Next channels</a></p>"
             : ""
-        return ConsolePage.page(title: "Channels", current: "/console/channels", console: console, table + next)
+        return ConsolePage.page(title: "Channels", current: "/console/channels", console: console, table + next + liveTable(app: app))
     }
 
     func deleteChannel(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {

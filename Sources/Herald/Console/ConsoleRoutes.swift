@@ -37,6 +37,8 @@ struct ConsoleRoutes {
     /// Each app's VAPID public key for the Web Push page, read once from its key file.
     let applicationServerKeys: [String: String]
     let logger: Logger
+    /// This instance's live subscribers per channel (the Channels page), when pub/sub runs here.
+    var live: ConsoleLiveSubscribers?
 
     init(
         sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, dispatcher: Dispatcher?,

@@ -103,6 +103,7 @@ public enum HeraldServer {
         var services: [any Service] = [deviceCheck, clients, dispatcher, hub]
         // Backendless RT stops before the hub its message listeners read from.
         var rtRoutes: RTRoutes?
+        var rtHandler: BackendlessRT?
         if configuration.rt.enabled {
             let handler = BackendlessRT(
                 apps: apps, hub: hub, store: pubsub.store, clock: clock, pubsub: configuration.pubsub, configuration: configuration.rt,
@@ -110,6 +111,7 @@ public enum HeraldServer {
             let server = SocketIOServer(configuration: configuration.rt.engine, handler: handler, logger: logger)
             services.append(server)
             rtRoutes = RTRoutes(server: server, handler: handler)
+            rtHandler = handler
         }
         if let backend = pubsub.backend, backend.dialect.kind == .postgres {
             services.append(DueMessageListener(backend: backend, dispatcher: dispatcher))
@@ -175,11 +177,13 @@ public enum HeraldServer {
                 // The console's sessions live in the same database as everything else.
                 console: configuration.console.enabled
                     ? pubsub.backend.map { backend in
-                        ConsoleRoutes(
+                        var console = ConsoleRoutes(
                             sessions: SQLConsoleSessionStore(backend: backend), store: store, messages: messages, dispatcher: dispatcher,
                             registry: registry, templates: templates, apps: apps,
                             clock: clock, server: configuration, outbox: SQLWebhookOutbox(backend: backend), sweeper: sweeper,
                             readiness: readiness, logger: logger)
+                        console.live = ConsoleLiveSubscribers(hub: hub, rt: rtHandler)
+                        return console
                     } : nil,
                 http: configuration.http, rt: rtRoutes),
             server: HTTPServerBuilder { responder in

@@ -129,4 +129,31 @@ import Testing
             #expect(selector.contains(#""id":"z""#) && selector.contains("selector"))
         }
     }
+
+    @Test func theChannelsPageShowsLiveSubscribersOfItsAppOnly() async throws {
+        try await TestHerald.with(file: false, setup: .live) { h in
+            let port = try #require(h.client.port)
+            let rt = try await Poller.open(h)
+            try await rt.send(
+                #"2/shop,["SUB_ON",{"id":"c1","name":"PUB_SUB_CONNECT","options":{"channel":"lobby"}}]"#,
+                #"2/shop,["SUB_ON",{"id":"m1","name":"PUB_SUB_MESSAGES","options":{"channel":"lobby"}}]"#,
+                #"2/shop,["SUB_ON",{"id":"m2","name":"PUB_SUB_MESSAGES","options":{"channel":"lobby","selector":"a = 1"}}]"#,
+                #"2/shop,["SUB_ON",{"id":"u1","name":"PUB_SUB_USERS","options":{"channel":"lobby"}}]"#)
+            #expect(try await rt.next("42/shop,[\"SUB_READY\",{\"id\":\"m2\"") != nil)
+            let id = try await PubSubAPITests.subscribe(h, "lobby")
+            let stream = try SSEClient(port: port, path: "/shop/k-client/messaging/lobby/\(id)/stream")
+            #expect(try await stream.head() == 200)
+
+            let shop = try await ConsoleTests.login(h.client)
+            let page = try await ConsoleTests.send(h.client, .get, "/console/channels", cookie: shop).body
+            #expect(page.contains("<h2>Live subscribers</h2>"))
+            let row = try #require(page.range(of: "<tr><td>lobby</td>").map { String(page[$0.lowerBound...].prefix(400)) })
+            let numbers = row.components(separatedBy: "<td class=\"number\">").dropFirst().map { $0.prefix { $0 != "<" } }
+            #expect(numbers.prefix(4) == ["2", "1", "1", "1"], "RT listeners, members, other listeners, streams: \(row)")
+
+            let blog = try await ConsoleTests.login(h.client, app: "blog", key: "b-admin")
+            let other = try await ConsoleTests.send(h.client, .get, "/console/channels", cookie: blog).body
+            #expect(!other.contains("lobby") && other.contains("No live subscribers on this instance"))
+        }
+    }
 }
