@@ -29,10 +29,10 @@ tail -1 "$WORK/build.log"
 
 for part in $parts; do
     case $part in
-        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | large | burst | registry | metrics | pubsub | console | callgrind | alternate | fanout | latency | pg-history | sweep-history | issue27)
+        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | large | burst | registry | metrics | pubsub | rt | console | callgrind | alternate | fanout | latency | pg-history | sweep-history | issue27)
             echo "(load average before $part: $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$results"
             bash "bench/$part.sh" 2>&1 | tee -a "$results" ;;
-        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, large, burst, registry, metrics, pubsub, console, callgrind, alternate, fanout, latency, pg-history, sweep-history, issue27)" >&2; exit 2 ;;
+        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, large, burst, registry, metrics, pubsub, rt, console, callgrind, alternate, fanout, latency, pg-history, sweep-history, issue27)" >&2; exit 2 ;;
     esac
 done
 echo "figures kept in $results; wrk's full output in $WORK/wrk.log"

@@ -21,7 +21,7 @@ struct HeraldBench: AsyncParsableCommand {
             Populate.self, SweepBench.self, StoreRegister.self, Stats.self,
             StatementCost.self, APNsBench.self, APNsToken.self, FCMBench.self, FCMToken.self, WebPushBench.self, WebPushPublishBench.self,
             DeviceCheckBench.self, PublishBench.self,
-            PruneBench.self, PubSubBench.self,
+            PruneBench.self, PubSubBench.self, RTChurnBench.self,
         ])
 }
 

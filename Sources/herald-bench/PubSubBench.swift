@@ -199,6 +199,8 @@ final class SSEReader: @unchecked Sendable {
     }
 
     func headsReceived() -> Int { lock.withLock { headCount } }
+    /// The sockets opened, in order (for a caller that reads one itself).
+    var descriptorsOpened: [Int32] { descriptors }
     /// RT listeners Herald said were live (`SUB_READY`).
     func readies() -> Int { lock.withLock { readyCount } }
 
@@ -207,13 +209,27 @@ final class SSEReader: @unchecked Sendable {
     /// message's `{"t":…}` is found in them.
     func openRT(port: Int, app: String, key: String, events: [String]) throws {
         let descriptor = try connectLoopback(port)
-        var request = Array(
+        let upgrade = Array(
             ("GET /\(app)/?EIO=4&transport=websocket&apiKey=\(key)&clientId=bench-\(descriptors.count) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
                 .utf8)
+        _ = upgrade.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // The switch first: frames sent before it would reach the HTTP decoder.
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { throw ValidationError("the upgrade was not answered") }
+            received.append(contentsOf: buffer[..<count])
+        }
+        guard received.starts(with: Array("HTTP/1.1 101".utf8)) else {
+            throw ValidationError("the upgrade was refused: \(String(decoding: received.prefix(200), as: UTF8.self))")
+        }
+        let headEnd = received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound
         // Frames a client sends must be masked; a zero mask leaves the text as it is.
+        var request: [UInt8] = []
         for event in events {
-            let payload = Array(("4" + event).utf8)
+            let payload = Array(event.utf8)
             request.append(0x81)
             if payload.count < 126 {
                 request.append(0x80 | UInt8(payload.count))
@@ -225,8 +241,9 @@ final class SSEReader: @unchecked Sendable {
         }
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         descriptors.append(descriptor)
-        carry.append([])
-        heads.append(false)
+        carry.append(Array(received[headEnd...]))
+        heads.append(true)
+        lock.withLock { headCount += 1 }
     }
     func delivered() -> Int { lock.withLock { latencyList.count } }
     func latencies() -> [UInt64] { lock.withLock { latencyList } }
