@@ -199,7 +199,7 @@ final class BackendlessRT: SocketIOHandler {
             rt: true,
             deliver: { event in
                 guard case .message(let position, let encoding) = event, let data = encoding.rt else { return true }
-                if listener.send(data) { sent.withLock { $0 = position } }
+                if listener.send(encoded: data) { sent.withLock { $0 = position } }
                 // A connection that is not reading is closed by the engine; its subscriptions end with it.
                 return true
             }, finish: {})
@@ -233,9 +233,11 @@ final class BackendlessRT: SocketIOHandler {
             let position = sent.withLock { $0 }
             if !handingOver, let resumeKey = connection.resumeKey(id) {
                 if parking {
+                    let now = clock.now.milliseconds
                     resume.park(
                         resumeKey, channel: channel, owner: connection.id, position: position,
-                        until: clock.now.milliseconds + Int64(pubsub.retentionSeconds * 1000))
+                        until: now + Int64(pubsub.retentionSeconds * 1000))
+                    resume.pruneIfDue(now: now)
                 } else {
                     resume.forget(resumeKey, owner: connection.id)
                 }

@@ -21,6 +21,10 @@ final class RTResume: Sendable {
     }
 
     private let entries = Locked([Key: Entry]())
+    /// Parks since expired entries were last pruned.
+    private let parks = Locked(0)
+    /// Expired entries are pruned every this many parks (so a connection churn does not pile them up).
+    static let pruneEvery = 1000
     /// Parked entries kept at most (the oldest go first past it).
     static let limit = 100_000
 
@@ -50,6 +54,17 @@ final class RTResume: Sendable {
             entries[key] = .parked(channel: channel, position: position, until: until)
             if entries.count > Self.limit { Self.prune(&entries, now: until - 1) }
         }
+    }
+
+    /// Drops parked entries past their time, every `pruneEvery` parks (`now` in epoch ms).
+    func pruneIfDue(now: Int64) {
+        let due = parks.withLock { parks in
+            parks += 1
+            guard parks >= Self.pruneEvery else { return false }
+            parks = 0
+            return true
+        }
+        if due { entries.withLock { Self.prune(&$0, now: now) } }
     }
 
     /// The client stopped it (`SUB_OFF`): nothing to take up.

@@ -186,7 +186,7 @@ struct PubSubRoutes {
         buffer.writeString("\n\n")
         return StreamEncoding(
             serverSentEvent: buffer, json: buffer.getSlice(at: offset, length: length)!,
-            rt: rt ? SortedJSON.text(RTMessage.json(message)) : nil)
+            rt: rt ? ByteBuffer(string: SortedJSON.text(RTMessage.json(message))) : nil)
     }
 }
 
@@ -195,5 +195,5 @@ struct StreamEncoding: Sendable, Equatable {
     let serverSentEvent: ByteBuffer
     let json: ByteBuffer
     /// The JSON Backendless RT sends as a `SUB_RES`'s `data`, when the channel has RT subscribers.
-    let rt: String?
+    let rt: ByteBuffer?
 }

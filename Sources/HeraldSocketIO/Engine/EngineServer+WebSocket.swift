@@ -59,7 +59,7 @@ extension EngineServer {
         while let packets = await session.next() {
             for packet in packets {
                 do {
-                    try await outbound.write(.text(packet))
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: packet)))
                 } catch {
                     close(session, reason: .transportError)
                     return

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// An Engine.IO server (protocol v3 and v4) over Hummingbird: the HTTP long-polling transport, the
 /// WebSocket transport and the upgrade from one to the other, the heartbeat, and the limits.
@@ -29,8 +30,13 @@ public final class EngineServer: Sendable {
     /// Sends a message packet's text to the session's client; false when it is closed. A client that has
     /// `maxBufferedPackets` waiting is closed (it is not reading).
     @discardableResult
-    public func send(_ text: String, to session: EngineSession) -> Bool {
-        if session.send("4" + text) { return true }
+    public func send(_ text: String, to session: EngineSession) -> Bool { send(packet: ByteBuffer(string: "4" + text), to: session) }
+
+    /// Sends a whole Engine.IO packet, type digit included, already in bytes: the fast path for a
+    /// message encoded once and sent to many (`SocketIOSocket.emit(packet:)`).
+    @discardableResult
+    public func send(packet: ByteBuffer, to session: EngineSession) -> Bool {
+        if session.send(packet) { return true }
         if !session.isClosed { close(session, reason: .overflow) }
         return false
     }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// One Engine.IO session: its identity, the packets waiting for its client, and its heartbeat.
 ///
@@ -14,8 +15,8 @@ public final class EngineSession: Sendable {
 
     struct State {
         var upgraded: Bool
-        var queue: [String] = []
-        var waiter: CheckedContinuation<[String]?, Never>?
+        var queue: [ByteBuffer] = []
+        var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
         var closed: EngineCloseReason?
         /// v3: the client's last ping; v4: the last pong (or the start).
         var lastHeard: ContinuousClock.Instant
@@ -46,8 +47,12 @@ public final class EngineSession: Sendable {
     /// Queues an encoded packet for the client. False when the session is closed, or when the client has
     /// `maxBuffered` packets waiting already (the caller then closes it: it is not reading).
     @discardableResult
-    func send(_ packet: String) -> Bool {
-        let (accepted, waiter, packets): (Bool, CheckedContinuation<[String]?, Never>?, [String]) = state.withLockedValue { state in
+    func send(_ packet: String) -> Bool { send(ByteBuffer(string: packet)) }
+
+    /// Queues an encoded packet already in bytes (the fast path: nothing is copied again).
+    @discardableResult
+    func send(_ packet: ByteBuffer) -> Bool {
+        let (accepted, waiter, packets): (Bool, CheckedContinuation<[ByteBuffer]?, Never>?, [ByteBuffer]) = state.withLockedValue { state in
             guard state.closed == nil, state.queue.count < maxBuffered else { return (false, nil, []) }
             state.queue.append(packet)
             guard let waiter = state.waiter else { return (true, nil, []) }
@@ -60,19 +65,11 @@ public final class EngineSession: Sendable {
         return accepted
     }
 
-    /// Queues several packets at once (one wake-up for the transport).
-    @discardableResult
-    func send(contentsOf packets: [String]) -> Bool {
-        guard let last = packets.last else { return true }
-        for packet in packets.dropLast() where !send(packet) { return false }
-        return send(last)
-    }
-
     /// The packets waiting, once there are some; nil once the session is closed and drained. One caller
     /// at a time (the transport in charge).
-    func next() async -> [String]? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[String]?, Never>) in
-            let ready: [String]?? = state.withLockedValue { state in
+    func next() async -> [ByteBuffer]? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[ByteBuffer]?, Never>) in
+            let ready: [ByteBuffer]?? = state.withLockedValue { state in
                 if !state.queue.isEmpty {
                     let packets = state.queue
                     state.queue.removeAll(keepingCapacity: true)
@@ -94,10 +91,10 @@ public final class EngineSession: Sendable {
     /// Marks the session closed; true the first time. A polling client is sent a close packet on its
     /// next poll; a waiting transport is woken.
     func markClosed(_ reason: EngineCloseReason) -> Bool {
-        let (first, waiter, packets): (Bool, CheckedContinuation<[String]?, Never>?, [String]?) = state.withLockedValue { state in
+        let (first, waiter, packets): (Bool, CheckedContinuation<[ByteBuffer]?, Never>?, [ByteBuffer]?) = state.withLockedValue { state in
             guard state.closed == nil else { return (false, nil, nil) }
             state.closed = reason
-            if !state.upgraded, reason != .transportClose { state.queue.append(EnginePacket(.close).encoded) }
+            if !state.upgraded, reason != .transportClose { state.queue.append(ByteBuffer(string: EnginePacket(.close).encoded)) }
             guard let waiter = state.waiter else { return (true, nil, nil) }
             state.waiter = nil
             let packets = state.queue.isEmpty ? nil : state.queue
@@ -110,13 +107,13 @@ public final class EngineSession: Sendable {
 
     /// The WebSocket carries the session from now on: a poll still waiting is answered with a noop.
     func upgrade() {
-        let waiter: CheckedContinuation<[String]?, Never>? = state.withLockedValue { state in
+        let waiter: CheckedContinuation<[ByteBuffer]?, Never>? = state.withLockedValue { state in
             state.upgraded = true
             let waiter = state.waiter
             state.waiter = nil
             return waiter
         }
-        waiter?.resume(returning: [EnginePacket(.noop).encoded])
+        waiter?.resume(returning: [ByteBuffer(string: EnginePacket(.noop).encoded)])
     }
 
     /// The client was heard from (v3: a ping; v4: a pong).

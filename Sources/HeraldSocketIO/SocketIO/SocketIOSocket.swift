@@ -1,3 +1,5 @@
+import NIOCore
+
 /// One client's connection to one namespace.
 public final class SocketIOSocket: Sendable {
     /// The socket's own id (what a v5 client is told on connecting).
@@ -24,6 +26,14 @@ public final class SocketIOSocket: Sendable {
     /// or was closed now because its client has too much waiting.
     @discardableResult
     public func emit(_ array: String) -> Bool { engine.send(eventPrefix + array, to: session) }
+
+    /// What an event's Engine.IO packet starts with (`42/namespace,`): a caller that encodes events itself
+    /// writes this, then the event's array, and sends the bytes with `emit(packet:)`.
+    public var eventPacketPrefix: String { "4" + eventPrefix }
+
+    /// Sends an event packet the caller assembled (`eventPacketPrefix` then the array), without a copy.
+    @discardableResult
+    public func emit(packet: ByteBuffer) -> Bool { engine.send(packet: packet, to: session) }
 
     /// Leaves the namespace from the server's side and ends the session (one namespace a session is all
     /// Backendless RT uses).
