@@ -51,8 +51,11 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
         do {
             let response = try await next(request, context)
+            // RT's one-segment path answers 404 to whatever is not Engine.IO (`/metrics` on the main port
+            // when metrics have their own, a mistyped `/helth`): counted as nothing matched, as before RT.
+            let noRoute = response.status == .notFound && context.endpointPath == RTRoutes.path.description
             metrics.request(
-                method: method, route: context.endpointPath ?? "NotFound", status: Int(response.status.code),
+                method: method, route: noRoute ? "NotFound" : context.endpointPath ?? "NotFound", status: Int(response.status.code),
                 duration: ContinuousClock.now - start)
             return response
         } catch {
