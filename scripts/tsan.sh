@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the concurrency-heavy suites under the thread sanitizer: the APNs client (its curl loop thread,
 # send streams and in-flight limits), the store's group commit, and the fan-out through a real server (APNs, FCM,
-# and Web Push, whose client encrypts on a concurrent queue).
+# and Web Push, whose client encrypts on a concurrent queue), and Backendless RT (Engine.IO sessions fed by the
+# pub/sub hub's reader, their transports and the socket.io tasks: HeraldSocketIOTests and RTTests).
 # A data race fails the run (TSAN_OPTIONS halt_on_error). The suites run one at a time: the sanitizer
 # slows everything 5 to 15 times, and in parallel on 2 cores their timeouts (written for normal
 # speed) expire before the work is done. The build goes into .build-tsan, apart from
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-suites='HeraldAPNsTests|GroupCommitTests|PublishFanOutTests|RetryTests|DispatchLeaseTests|TokenHygieneTests|HeraldTests\.WebPushTests'
+suites='HeraldAPNsTests|GroupCommitTests|PublishFanOutTests|RetryTests|DispatchLeaseTests|TokenHygieneTests|HeraldTests\.WebPushTests|HeraldSocketIOTests|HeraldTests\.RTTests'
 # StreamLimitTests holds the client to no stream refused while the mock APNs narrows its limit to one after each
 # rejection until its next acceptance. A stream the client sent before it could read a rejection is refused, so
 # the test is a statement about timing at full speed; under the sanitizer the narrow spells last long enough that
