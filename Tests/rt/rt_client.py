@@ -89,6 +89,12 @@ class RTClient:
         assert answer["id"] == method_id, answer
         return answer
 
+    def sync(self):
+        """Returns once the server has handled everything this client sent before: a session's packets are
+        handled in order, so the answer to a method call comes after every earlier SUB_ON took effect."""
+        answer = self.call("HERALD_SYNC", {})
+        assert "error" in answer, answer
+
     def next_result(self, timeout=TIMEOUT):
         return self.results.get(timeout=timeout)
 

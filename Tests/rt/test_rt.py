@@ -63,6 +63,7 @@ def test_selector_takes_matching_headers_only(herald, clients):
     client.join(channel)
     plain = client.subscribe("PUB_SUB_MESSAGES", channel)
     selected = client.subscribe("PUB_SUB_MESSAGES", channel, selector="foo > 10")
+    assert sorted(client.readies.get(timeout=TIMEOUT)["id"] for _ in range(2)) == sorted([plain, selected])
     for value in [20, 10, 50, 5]:
         publish(herald, channel, f"foo is {value}", headers={"foo": value})
     assert [r["data"]["message"] for r in client.results_for(selected, 2)] == ["foo is 20", "foo is 50"]
@@ -118,7 +119,7 @@ def test_sub_off_stops_delivery(herald, clients):
     publish(herald, channel, "before")
     assert len(client.results_for(sub, 1)) == 1
     client.emit("SUB_OFF", {"id": sub})
-    time.sleep(0.3)
+    client.sync()
     publish(herald, channel, "after")
     assert client.nothing_more(1.2) == []
 
@@ -130,7 +131,7 @@ def test_commands_reach_every_command_listener(herald, clients):
     bob.join(channel)
     alice_sub = alice.subscribe("PUB_SUB_COMMANDS", channel)
     bob_sub = bob.subscribe("PUB_SUB_COMMANDS", channel)
-    time.sleep(0.3)
+    bob.sync()
     answer = alice.call("PUB_SUB_COMMAND", {"channel": channel, "type": "move", "data": {"x": 1}})
     assert answer == {"id": answer["id"], "result": None}
     for client, sub in [(alice, alice_sub), (bob, bob_sub)]:
