@@ -220,6 +220,12 @@ let package = Package(
             path: "fixtures/apns-mock/Sources/apns-mock",
             swiftSettings: strict
         ),
+        // AMF0 and AMF3 (Flash remoting): the wire of the Backendless Java/Android SDK's `/binary` calls, with
+        // no dependency at all (the Backendless services above it live in Herald's AMF folder).
+        .target(
+            name: "HeraldAMF",
+            swiftSettings: strict
+        ),
         // Engine.IO (v3, v4) and Socket.IO (v4, v5) on Hummingbird: the wire of Backendless RT, with no
         // Herald dependency (the Backendless events above it live in Herald's RT folder).
         .target(
@@ -325,6 +331,7 @@ let package = Package(
                 "HeraldWebhooks",
                 "HeraldMetrics",
                 "HeraldSocketIO",
+                "HeraldAMF",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // The WebSocket form of a subscription's stream.
@@ -404,6 +411,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HeraldTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldAMFTests",
+            dependencies: ["HeraldAMF"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -509,6 +521,7 @@ let package = Package(
         .testTarget(
             name: "HeraldTests",
             dependencies: [
+                "HeraldAMF",
                 "HeraldCore",
                 "HeraldDispatch",
                 "HeraldFCM",

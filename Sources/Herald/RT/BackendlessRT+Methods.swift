@@ -21,7 +21,7 @@ extension BackendlessRT {
                     .init(app: connection.app, channel: channel), type: type, data: options["data"] ?? .null, connection: connection.id,
                     userId: connection.userId)
             } catch {
-                refuse(id, method: true, Self.fault(error, logger: logger), on: connection)
+                refuse(id, method: true, HeraldFault.answering(error, logger: logger, while: "RT request"), on: connection)
                 return
             }
         case "SET_USER_TOKEN":
@@ -55,15 +55,5 @@ extension BackendlessRT {
         ])
         let event = method ? "MET_RES" : "SUB_RES"
         connection.socket.emit(SortedJSON.text(JSONValue.array([.string(event), .object(["id": .string(id), "error": error])])))
-    }
-
-    static func fault(_ error: any Error, logger: Logger) -> HeraldFault {
-        switch error {
-        case let fault as HeraldFault: return fault
-        case is StoreUnavailable, is WriteQueueFull: return .storeUnavailable
-        default:
-            logger.error("RT request failed", metadata: ["herald.error": "\(String(reflecting: type(of: error)))"])
-            return .internalError
-        }
     }
 }

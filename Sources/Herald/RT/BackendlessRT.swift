@@ -159,7 +159,7 @@ final class BackendlessRT: SocketIOHandler {
                     .init(app: connection.app, channel: channel), .init(connection: connection.id, subscription: id), listener)
             }
         } catch {
-            refuse(id, method: false, Self.fault(error, logger: logger), on: connection)
+            refuse(id, method: false, HeraldFault.answering(error, logger: logger, while: "RT request"), on: connection)
             return
         }
         metrics.rtSubscriptions(type: kind.type, 1)

@@ -112,8 +112,13 @@ struct MessageRoutes {
     func status(_ context: HeraldRequestContext) async throws -> Response {
         let id = try Self.messageID(context)
         let appId = try context.appId()
-        guard let message = try await messages.message(app: appId, id: id) else { throw HeraldFault.messageNotCancellable }
-        return JSONBody.response(.object(statusFields(message, app: appId)))
+        return JSONBody.response(.object(statusFields(try await message(app: appId, id: id), app: appId)))
+    }
+
+    /// The app's message with this id; 5040 when there is none.
+    func message(app: String, id: String) async throws -> StoredMessage {
+        guard let message = try await messages.message(app: app, id: id) else { throw HeraldFault.messageNotCancellable }
+        return message
     }
 
     /// A message's status as GET …/messaging/{messageId} answers it.
@@ -198,10 +203,14 @@ struct MessageRoutes {
 
     func cancel(_ context: HeraldRequestContext) async throws -> Response {
         let id = try Self.messageID(context)
-        let appId = try context.appId()
-        guard try await messages.cancel(app: appId, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
-        metrics.messageFinished(status: MessageStatus.cancelled.contractStatus)
+        try await cancel(app: try context.appId(), id: id)
         return JSONBody.response(.object(["messageId": .string(id), "status": .string(MessageStatus.cancelled.contractStatus)]))
+    }
+
+    /// Cancels a message that has not finished; 5040 when there is no such message or it has.
+    func cancel(app: String, id: String) async throws {
+        guard try await messages.cancel(app: app, id: id, now: clock.now) else { throw HeraldFault.messageNotCancellable }
+        metrics.messageFinished(status: MessageStatus.cancelled.contractStatus)
     }
 
     /// `message:` and a lowercase UUID: a shape no channel can have (channel names may not start with

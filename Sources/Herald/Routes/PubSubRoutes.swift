@@ -69,15 +69,19 @@ struct PubSubRoutes {
 
     /// The subscription's messages since its last poll: `{"messages": [...]}`, always with the array.
     func poll(_ context: HeraldRequestContext) async throws -> Response {
-        let app = try context.appId()
-        let channel = try channel(context)
-        let id = try subscriptionId(context)
+        let messages = try await poll(app: try context.appId(), channel: try channel(context), id: try subscriptionId(context))
+        return JSONBody.response(.object(["messages": .array(messages.map(Self.json))]))
+    }
+
+    /// The subscription's messages since its last poll (the REST poll and the SDK's binary `pollMessages`).
+    func poll(app: String, channel: ChannelName, id: String) async throws -> [FeedMessage] {
+        try Limits.check("subscriptionId", id, limit: 64)
         guard
             let messages = try await store.poll(
                 app: app, channel: channel, id: id, now: clock.now, policy: configuration.policy, limit: Self.pollLimit)
         else { throw HeraldFault.unknownSubscription }
         metrics.pubsubDelivered(messages.count, via: .poll)
-        return JSONBody.response(.object(["messages": .array(messages.map(Self.json))]))
+        return messages
     }
 
     /// A message as subscribers get it: Backendless's fields (`publishedAt`, and `timestamp` as its Java

@@ -60,7 +60,7 @@ extension PubSubRoutes {
             let caller = try AppScope.authorize(context, apps: apps, requires: .client)
             opened = try await open(request, context, app: caller.appId)
         } catch {
-            let fault = Self.fault(error, logger: context.logger)
+            let fault = HeraldFault.answering(error, logger: context.logger, while: "opening a stream")
             let body = SortedJSON.text(JSONValue.object(["code": .integer(Int64(fault.code)), "message": .string(fault.message)]))
             try? await outbound.write(.text(body))
             try? await outbound.close(Self.closeCode(fault), reason: String(fault.code))
@@ -99,18 +99,6 @@ extension PubSubRoutes {
         await record(opened, written.withLock { $0 })
         if ended == .server {
             try? await outbound.close(WebSocketErrorCode(codeNumber: 1013), reason: "fell behind; resume with lastEventId")
-        }
-    }
-
-    /// What a refused stream is told: its fault, as the HTTP routes would answer it.
-    static func fault(_ error: any Error, logger: Logger) -> HeraldFault {
-        switch error {
-        case let fault as HeraldFault: return fault
-        case is StoreUnavailable, is WriteQueueFull: return .storeUnavailable
-        default:
-            logger.error(
-                "stream failed to open", metadata: ["herald.error": "\(String(reflecting: type(of: error)))"])
-            return .internalError
         }
     }
 }

@@ -77,18 +77,27 @@ struct PushTemplateRoutes {
         case "android": os = .android
         default: throw HeraldFault.invalidParameter("deviceType", "expected ios or android")
         }
+        return JSONBody.response(.object(try await sdkBlocks(app: app, os: os)))
+    }
+
+    /// The app's templates as an SDK downloads them: name → the block for `os` (the download route, and
+    /// the answer of the Java SDK's binary registration).
+    func sdkBlocks(app: String, os: DeviceOS) async throws -> [String: JSONValue] {
         let all = try await templates.templates(app: app)
-        return JSONBody.response(.object(Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.sdkBlock(for: os)) })))
+        return Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.sdkBlock(for: os)) })
     }
 
     /// A push with the template, once a server key was checked: stored like a publish (durable when
     /// answered), to the template's audience, and answered like one.
     func push(_ request: Request, _ context: HeraldRequestContext, name: String) async throws -> Response {
-        let appId = try context.appId()
-        let body = try await JSONBody.readOptional(request)
-        guard let template = try await templates.template(app: appId, name: name) else { throw HeraldFault.unknownTemplate(name) }
-        let id = try await Self.send(template, body: body, app: appId, messages: messages, clock: clock, dispatcher: dispatcher)
-        return MessageRoutes.accepted(id)
+        MessageRoutes.accepted(try await push(app: try context.appId(), name: name, body: try await JSONBody.readOptional(request)))
+    }
+
+    /// Pushes with the app's template `name` and the values in `body` (`{"templateValues": {…}}`); returns the
+    /// message's id. The push route and the SDK's binary `pushWithTemplate` both send so.
+    func push(app: String, name: String, body: JSONValue?) async throws -> String {
+        guard let template = try await templates.template(app: app, name: name) else { throw HeraldFault.unknownTemplate(name) }
+        return try await Self.send(template, body: body, app: app, messages: messages, clock: clock, dispatcher: dispatcher)
     }
 
     /// Stores a push with `template` and the values in `body` (as the push route reads them) and wakes the

@@ -20,12 +20,7 @@ struct RegistrationRoutes {
     }
 
     func register(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        let appId = try context.appId()
-        let body = try await JSONBody.read(request)
-        let now = clock.now
-        let registration = try RegistrationRequest(json: body, now: now, rules: apps.tokenRules(app: appId))
-        let receipt = try await store.register(app: appId, registration, now: now)
-        metrics.registered()
+        let receipt = try await register(app: try context.appId(), body: try await JSONBody.read(request))
         let channelIds = receipt.channelRegistrationIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }
         return JSONBody.response(
             .object([
@@ -34,26 +29,49 @@ struct RegistrationRoutes {
             ]))
     }
 
+    /// Checks a registration body and stores it: the REST route and the SDK's binary call both register so.
+    func register(app: String, body: JSONValue) async throws -> RegistrationReceipt {
+        let now = clock.now
+        let registration = try RegistrationRequest(json: body, now: now, rules: apps.tokenRules(app: app))
+        let receipt = try await store.register(app: app, registration, now: now)
+        metrics.registered()
+        return receipt
+    }
+
     func get(_ context: HeraldRequestContext) async throws -> Response {
-        let appId = try context.appId()
-        let deviceId = try AppScope.parameter("deviceId", context)
-        guard let device = try await store.device(app: appId, deviceId: deviceId, now: clock.now) else {
+        let device = try await device(app: try context.appId(), deviceId: try AppScope.parameter("deviceId", context))
+        return JSONBody.response(.array([device.json]))
+    }
+
+    /// The device and its live channels; 5000 when it has none.
+    func device(app: String, deviceId: String) async throws -> DeviceRegistration {
+        guard let device = try await store.device(app: app, deviceId: deviceId, now: clock.now) else {
             throw HeraldFault.unknownDeviceOnGet
         }
-        return JSONBody.response(.array([device.json]))
+        return device
     }
 
     func delete(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let appId = try context.appId()
         let deviceId = try AppScope.parameter("deviceId", context)
-        let now = clock.now
         guard let list = try QueryParameters(request)["channels"] else {
-            guard try await store.unregister(app: appId, deviceId: deviceId, now: now) else {
-                throw HeraldFault.unknownDeviceOnDelete
-            }
+            try await unregister(app: appId, deviceId: deviceId)
             return JSONBody.response(.object(["result": .bool(true)]))
         }
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let remaining = try await unregister(app: appId, deviceId: deviceId, channels: names)
+        return JSONBody.response(.object(["result": .bool(true), "remainingChannels": .integer(Int64(remaining))]))
+    }
+
+    /// Removes the device from every channel; 5000 when it has none.
+    func unregister(app: String, deviceId: String) async throws {
+        guard try await store.unregister(app: app, deviceId: deviceId, now: clock.now) else {
+            throw HeraldFault.unknownDeviceOnDelete
+        }
+    }
+
+    /// Removes the device from the named channels; returns how many live ones it has left (5000 when it had none).
+    func unregister(app: String, deviceId: String, channels names: [String]) async throws -> Int {
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
             throw HeraldFault.invalidParameter("channels", "expected a comma-separated list of channel names")
         }
@@ -61,10 +79,22 @@ struct RegistrationRoutes {
             throw HeraldFault.tooLong(property: "channels", length: names.count, limit: Limits.channelsPerRegistration)
         }
         let channels = Array(Set(try names.map { name throws(HeraldFault) in try ChannelName(validating: name, property: "channels") }))
-        guard let remaining = try await store.unregister(app: appId, deviceId: deviceId, channels: channels, now: now) else {
+        guard let remaining = try await store.unregister(app: app, deviceId: deviceId, channels: channels, now: clock.now) else {
             throw HeraldFault.unknownDeviceOnDelete
         }
-        return JSONBody.response(.object(["result": .bool(true), "remainingChannels": .integer(Int64(remaining))]))
+        return remaining
+    }
+
+    /// Gives a registered device a new push token, keeping its channels and their expirations (the Java
+    /// SDK's `refreshDeviceToken`; REST has no such call). 5000 when the device has no live channel.
+    func replaceToken(app: String, deviceId: String, token: String) async throws {
+        let now = clock.now
+        guard let device = try await store.device(app: app, deviceId: deviceId, now: now) else { throw HeraldFault.unknownDevice }
+        try Limits.check("deviceToken", token, limit: DeviceToken.limit(for: device.os))
+        let validated = try DeviceToken(validating: token, os: device.os, rules: apps.tokenRules(app: app))
+        guard try await store.replaceToken(app: app, deviceId: deviceId, token: validated, now: now) else {
+            throw HeraldFault.unknownDevice
+        }
     }
 }
 

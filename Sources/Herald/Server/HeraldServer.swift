@@ -34,7 +34,8 @@ public enum HeraldServer {
         dispatcher: Dispatcher?,
         readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: []),
-        console: ConsoleRoutes? = nil, http: HeraldConfiguration.HTTP = HeraldConfiguration.HTTP(), rt: RTRoutes? = nil
+        console: ConsoleRoutes? = nil, http: HeraldConfiguration.HTTP = HeraldConfiguration.HTTP(), rt: RTRoutes? = nil,
+        logger: Logger = Logger(label: "herald")
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -45,17 +46,26 @@ public enum HeraldServer {
         HealthRoutes(readiness: readiness).add(to: router)
         OpenAPIRoutes().add(to: router)
         metricsRoute?.add(to: router)
-        AppInfoRoutes(apps: apps, http: http).add(to: router)
-        RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics).add(to: router)
+        let appInfo = AppInfoRoutes(apps: apps, http: http)
+        appInfo.add(to: router)
+        let registrationRoutes = RegistrationRoutes(store: store, apps: apps, clock: clock, metrics: metrics)
+        registrationRoutes.add(to: router)
         ChannelRoutes(store: store, apps: apps, clock: clock).add(to: router)
         let templateRoutes = PushTemplateRoutes(
             templates: templates, messages: messages, apps: apps, clock: clock, dispatcher: dispatcher)
         templateRoutes.add(to: router)
-        MessageRoutes(
+        let messageRoutes = MessageRoutes(
             messages: messages, templates: templateRoutes, pubsub: pubsub, apps: apps, clock: clock, dispatcher: dispatcher,
-            metrics: metrics
-        ).add(to: router)
+            metrics: metrics)
+        messageRoutes.add(to: router)
         pubsub.add(to: router)
+        // The Java/Android SDK's AMF calls, through the routes above.
+        BinaryRoutes(
+            binary: BackendlessBinary(
+                registrations: registrationRoutes, messages: messageRoutes, templates: templateRoutes, pubsub: pubsub, apps: apps,
+                clock: clock, logger: logger),
+            appInfo: appInfo
+        ).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
@@ -185,7 +195,7 @@ public enum HeraldServer {
                         console.live = ConsoleLiveSubscribers(hub: hub, rt: rtHandler)
                         return console
                     } : nil,
-                http: configuration.http, rt: rtRoutes),
+                http: configuration.http, rt: rtRoutes, logger: logger),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(

@@ -19,6 +19,11 @@ public protocol RegistrationStore: Sendable {
     /// or nil when the device had no live registration.
     func unregister(app: String, deviceId: String, channels: [ChannelName], now: Timestamp) async throws -> Int?
 
+    /// Gives the device a new push token, keeping its channels and expirations; a new token re-activates a
+    /// device its push service deactivated (as a registration with it does). False when it had no live
+    /// registration.
+    func replaceToken(app: String, deviceId: String, token: DeviceToken, now: Timestamp) async throws -> Bool
+
     /// Removes a channel and its registrations. False when the channel does not exist.
     func deleteChannel(app: String, name: ChannelName) async throws -> Bool
 

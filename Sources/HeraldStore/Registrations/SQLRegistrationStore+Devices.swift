@@ -71,6 +71,25 @@ extension SQLRegistrationStore {
         }
     }
 
+    public func replaceToken(app: String, deviceId: String, token: DeviceToken, now: Timestamp) async throws -> Bool {
+        try await backend.write { db in
+            guard try await Self.liveChannelCount(db, app: app, deviceId: deviceId, now: now) > 0 else { return false }
+            // The same rule as a registration's upsert: an admin's switch stays, a new token re-activates.
+            try await db.raw(
+                """
+                UPDATE devices SET
+                    is_active = CASE WHEN deactivated_by = 'admin' OR device_token = \(bind: token.rawValue)
+                        THEN is_active ELSE TRUE END,
+                    deactivated_by = CASE WHEN deactivated_by = 'admin' OR device_token = \(bind: token.rawValue)
+                        THEN deactivated_by ELSE NULL END,
+                    device_token = \(bind: token.rawValue), last_seen_at = \(bind: now.milliseconds)
+                WHERE app_id = \(bind: app) AND device_id = \(bind: deviceId)
+                """
+            ).run()
+            return true
+        }
+    }
+
     /// Deletes the device's row (its registrations go with it), keeping its key if it has history.
     static func deleteDevice(_ db: any SQLDatabase, app: String, deviceId: String) async throws {
         try await RetiredDeviceKeys.deleteDevices(db, where: "app_id = \(bind: app) AND device_id = \(bind: deviceId)")
