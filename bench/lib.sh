@@ -104,19 +104,20 @@ require() {
     done
 }
 
-# measure_registrations LABEL DB CONNECTIONS DURATION: a fresh `herald serve` on DB (the caller
-# prepares it empty), a 3 s wrk warm-up, one timed wrk run of bench/register.lua, then one line of
-# figures (rate, latency, server CPU, machine CPU, memory) and the rows stored afterwards.
+# measure_registrations LABEL DB CONNECTIONS DURATION [SCRIPT URL]: a fresh `herald serve` on DB (the
+# caller prepares it empty), a 3 s wrk warm-up, one timed wrk run of SCRIPT (default bench/register.lua
+# against CLIENT_URL), then one line of figures (rate, latency, server CPU, machine CPU, memory) and the
+# rows stored afterwards.
 measure_registrations() {
-    local label=$1 db=$2 connections=$3 duration=$4 threads
+    local label=$1 db=$2 connections=$3 duration=$4 script=${5:-$BENCH_ROOT/bench/register.lua} url=${6:-$CLIENT_URL} threads
     threads=$((connections < 2 ? connections : 2))
     start_server "$db"
     local warm_up cpu_before machine_before result machine cpu_after seconds cores rss db_before db_cores
-    warm_up=$(run_wrk -t"$threads" -c"$connections" -d3s -s "$BENCH_ROOT/bench/register.lua" "$CLIENT_URL" | sed 's/^requests=\([0-9]*\).*/\1/')
+    warm_up=$(run_wrk -t"$threads" -c"$connections" -d3s -s "$script" "$url" | sed 's/^requests=\([0-9]*\).*/\1/')
     cpu_before=$(cpu_seconds "$SERVER_PID")
     db_before=$(database_cpu_seconds)
     machine_before=$(cpu_idle_ticks)
-    result=$(run_wrk -t"$threads" -c"$connections" -d"$duration" --latency -s "$BENCH_ROOT/bench/register.lua" "$CLIENT_URL")
+    result=$(run_wrk -t"$threads" -c"$connections" -d"$duration" --latency -s "$script" "$url")
     machine=$(busy_cores "$machine_before" "$(cpu_idle_ticks)")
     cpu_after=$(cpu_seconds "$SERVER_PID")
     seconds=$(echo "$result" | sed 's/.*seconds=\([0-9.]*\).*/\1/')
