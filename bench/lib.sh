@@ -34,6 +34,9 @@ JSON
 start_server() {
     local db=$1 config="$WORK/config.json" log="$WORK/server.log"
     write_config "$config" "$db"
+    # Emptied here, not by the redirection below: that runs in the background and may come after the first
+    # look for "Herald listening", which would then find the previous server's line.
+    : >"$log"
     "$HERALD" serve --config "$config" --host "$HOST" --port "$PORT" --database "$(db_url "$db")" >"$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 300); do
