@@ -4,6 +4,7 @@ import HeraldAMF
 import HeraldCore
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
 import Testing
 
 /// The Backendless Java/Android SDK's AMF calls at `/{appId}/{apiKey}/binary` (issue 50): the captured
@@ -138,6 +139,38 @@ import Testing
             #expect(rt.result?.string?.hasPrefix("http://") == true, "the Java SDK's RT address: \(rt.message)")
             #expect(try await fault("nope", "k-client", lookup) == "2002")
             #expect(try await fault("shop", "k-client", Array(register.prefix(200))) == "8002", "cut short")
+        }
+    }
+
+    /// Packets past the limits are refused in AMF before anything runs, and the connection is closed
+    /// after a body that was not read whole.
+    @Test func oversizedAndOverfullPacketsAreRefusedInAMF() async throws {
+        try await TestHerald.with { h in
+            let huge = BinaryCall.build(
+                service: BinaryCall.registrationService, operation: "getDeviceRegistrationByDeviceId",
+                arguments: [.string(String(repeating: "x", count: 70_000))])
+            let tooLarge = try await h.client.binary("shop", "k-client", huge)
+            #expect(tooLarge.status == .ok && tooLarge.faultCode == "8000", "\(tooLarge.message)")
+
+            let one = try AMFPacket(decoding: try BinaryCall.sample("getDeviceRegistrationByDeviceId"))
+            let seventeen = AMFPacket(messages: Array(repeating: one.messages[0], count: 17)).encoded()
+            let overfull = try await h.client.binary("shop", "k-client", seventeen)
+            #expect(overfull.faultCode == "8002" && overfull.faultString?.contains("at most 16") == true, "\(overfull.message)")
+
+            // Two bodies: two answers, in order, each its own (the first a fault, the second too here).
+            let two = AMFPacket(messages: [one.messages[0], one.messages[0]]).encoded()
+            let answered = try await h.client.execute(
+                uri: "/shop/k-client/binary", method: .post, headers: [.contentType: "application/x-amf"], body: ByteBuffer(bytes: two)
+            ) { response in try AMFPacket(decoding: Array(response.body.readableBytesView)) }
+            #expect(answered.messages.count == 2)
+            #expect(answered.messages.allSatisfy { $0.targetURI == "/1/onStatus" })
+
+            let unknown = BinaryCall.build(service: BinaryCall.registrationService, operation: "deleteEverything", arguments: [])
+            let notServed = try await h.client.binary("shop", "k-client", unknown)
+            #expect(notServed.faultCode == "404", "\(notServed.message)")
+            let typed = BinaryCall.build(service: BinaryCall.messagingService, operation: "publish", arguments: [.int(3)])
+            let wrongType = try await h.client.binary("shop", "k-server", typed)
+            #expect(wrongType.faultCode == "8008", "\(wrongType.message)")
         }
     }
 
