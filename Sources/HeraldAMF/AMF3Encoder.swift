@@ -8,7 +8,9 @@ struct AMF3Encoder {
         var text: String
 
         static func == (lhs: UTF8Key, rhs: UTF8Key) -> Bool {
-            lhs.text.utf8.elementsEqual(rhs.text.utf8)
+            var left = lhs.text
+            var right = rhs.text
+            return left.withUTF8 { left in right.withUTF8 { right in left.elementsEqual(right) } }
         }
 
         func hash(into hasher: inout Hasher) {
@@ -29,6 +31,8 @@ struct AMF3Encoder {
     var traits: [TraitsKey: Int] = [:]
     init() {
         bytes.reserveCapacity(512)
+        strings.reserveCapacity(64)
+        traits.reserveCapacity(16)
     }
 
     /// Each value switched to AMF3 starts the reference tables anew, as a reader does.

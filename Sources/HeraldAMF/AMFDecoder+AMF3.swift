@@ -60,28 +60,28 @@ extension AMFDecoder {
     }
 
     /// A string: inline (and then added to the string table unless empty) or a reference to that table.
-    mutating func readAMF3String(_ what: String) throws(AMFDecodingError) -> String {
+    mutating func readAMF3String(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> String {
         let start = offset
-        let header = Int(try readU29(what))
+        let header = Int(try readU29(what()))
         guard header & 1 == 1 else {
             let index = header >> 1
             guard index < strings.count else {
                 throw failure(
-                    "\(what) is string reference \(index), out of range (\(strings.count) strings read so far)",
+                    "\(what()) is string reference \(index), out of range (\(strings.count) strings read so far)",
                     at: start)
             }
             return strings[index]
         }
         let length = header >> 1
         if length == 0 { return "" }
-        let text = try readUTF8(length, what, at: start)
+        let text = try readUTF8(length, what(), at: start)
         strings.append(text)
         return text
     }
 
     /// The U29 that starts a date, array, object, XML value, byte array or vector.
-    mutating func readHeader(_ what: String, at start: Int) throws(AMFDecodingError) -> Header {
-        let bits = Int(try readU29(what))
+    mutating func readHeader(_ what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) -> Header {
+        let bits = Int(try readU29(what()))
         guard bits & 1 == 1 else { return .reference(try resolve(objects, bits >> 1, "AMF3 object", at: start)) }
         return .inline(bits >> 1)
     }

@@ -11,25 +11,25 @@ extension AMFDecoder {
     /// Checks a declared element count before anything is reserved for it: within the collection limit,
     /// within the values left to spend, and no more than the bytes left could hold at `minBytes` each
     /// (so an array count of 2^28 in a 20-byte packet is refused, not allocated).
-    func checkCount(_ count: Int, minBytes: Int, _ what: String, at start: Int) throws(AMFDecodingError) {
+    func checkCount(_ count: Int, minBytes: Int, _ what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) {
         guard count <= limits.maxCollectionCount else {
-            throw failure("\(what) of \(count) is over the limit of \(limits.maxCollectionCount)", at: start)
+            throw failure("\(what()) of \(count) is over the limit of \(limits.maxCollectionCount)", at: start)
         }
         guard count <= limits.maxValues - valueCount else {
             throw failure(
-                "\(what) of \(count) would take the packet past \(limits.maxValues) values (the limit)", at: start)
+                "\(what()) of \(count) would take the packet past \(limits.maxValues) values (the limit)", at: start)
         }
         guard count * minBytes <= remaining else {
             throw failure(
-                "\(what) of \(count) runs past the end of the packet (\(remaining) of \(bytes.count) bytes left)",
+                "\(what()) of \(count) runs past the end of the packet (\(remaining) of \(bytes.count) bytes left)",
                 at: start)
         }
     }
 
     /// Refuses a collection that grows one member too many (members whose count is not declared up front).
-    func checkGrowth(_ count: Int, _ what: String, at start: Int) throws(AMFDecodingError) {
+    func checkGrowth(_ count: Int, _ what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) {
         guard count >= limits.maxCollectionCount else { return }
-        throw failure("\(what) has more than \(limits.maxCollectionCount) members (the limit)", at: start)
+        throw failure("\(what()) has more than \(limits.maxCollectionCount) members (the limit)", at: start)
     }
 
     /// Opens a container one level deeper; refused past `maxDepth`, so nesting cannot exhaust the stack.

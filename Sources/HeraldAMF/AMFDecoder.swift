@@ -54,33 +54,33 @@ struct AMFDecoder {
     }
 
     /// Refuses a field of `count` bytes that the packet does not hold.
-    func need(_ count: Int, for what: String, at start: Int) throws(AMFDecodingError) {
+    func need(_ count: Int, for what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) {
         guard count > remaining else { return }
-        throw failure("\(what) runs past the end of the packet (\(remaining) of \(bytes.count) bytes left)", at: start)
+        throw failure("\(what()) runs past the end of the packet (\(remaining) of \(bytes.count) bytes left)", at: start)
     }
 
-    mutating func readU8(_ what: String) throws(AMFDecodingError) -> UInt8 {
-        try need(1, for: what, at: offset)
+    mutating func readU8(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> UInt8 {
+        try need(1, for: what(), at: offset)
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func readU16(_ what: String) throws(AMFDecodingError) -> UInt16 {
-        try need(2, for: what, at: offset)
+    mutating func readU16(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> UInt16 {
+        try need(2, for: what(), at: offset)
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
-    mutating func readU32(_ what: String) throws(AMFDecodingError) -> UInt32 {
-        try need(4, for: what, at: offset)
+    mutating func readU32(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> UInt32 {
+        try need(4, for: what(), at: offset)
         var result: UInt32 = 0
         for index in offset..<offset + 4 { result = result << 8 | UInt32(bytes[index]) }
         offset += 4
         return result
     }
 
-    mutating func readDouble(_ what: String) throws(AMFDecodingError) -> Double {
-        try need(8, for: what, at: offset)
+    mutating func readDouble(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> Double {
+        try need(8, for: what(), at: offset)
         var bits: UInt64 = 0
         for index in offset..<offset + 8 { bits = bits << 8 | UInt64(bytes[index]) }
         offset += 8
@@ -89,7 +89,7 @@ struct AMFDecoder {
 
     /// AMF3's variable-length unsigned 29-bit integer: up to three bytes of 7 bits with a continuation bit,
     /// then a fourth of 8 bits.
-    mutating func readU29(_ what: String) throws(AMFDecodingError) -> UInt32 {
+    mutating func readU29(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> UInt32 {
         let start = offset
         var result: UInt32 = 0
         for _ in 0..<3 {
@@ -100,7 +100,7 @@ struct AMFDecoder {
             result = result << 7 | UInt32(byte & 0x7F)
         }
         guard offset < bytes.count else {
-            throw failure("\(what) (a variable-length integer) runs past the end of the packet", at: start)
+            throw failure("\(what()) (a variable-length integer) runs past the end of the packet", at: start)
         }
         defer { offset += 1 }
         return result << 8 | UInt32(bytes[offset])
@@ -108,22 +108,22 @@ struct AMFDecoder {
 
     /// `count` bytes of UTF-8 text; invalid sequences become U+FFFD replacement characters (not refused:
     /// the text is data for the app, and re-encoding it gives the same string).
-    mutating func readUTF8(_ count: Int, _ what: String, at start: Int) throws(AMFDecodingError) -> String {
-        try checkTextLength(count, what, at: start)
+    mutating func readUTF8(_ count: Int, _ what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) -> String {
+        try checkTextLength(count, what(), at: start)
         defer { offset += count }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
     }
 
-    mutating func readRaw(_ count: Int, _ what: String, at start: Int) throws(AMFDecodingError) -> [UInt8] {
-        try checkTextLength(count, what, at: start)
+    mutating func readRaw(_ count: Int, _ what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) -> [UInt8] {
+        try checkTextLength(count, what(), at: start)
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
     }
 
-    private func checkTextLength(_ count: Int, _ what: String, at start: Int) throws(AMFDecodingError) {
+    private func checkTextLength(_ count: Int, _ what: @autoclosure () -> String, at start: Int) throws(AMFDecodingError) {
         guard count <= limits.maxStringBytes else {
-            throw failure("\(what) of \(count) bytes is over the limit of \(limits.maxStringBytes) bytes", at: start)
+            throw failure("\(what()) of \(count) bytes is over the limit of \(limits.maxStringBytes) bytes", at: start)
         }
-        try need(count, for: "\(what) of \(count) bytes", at: start)
+        try need(count, for: "\(what()) of \(count) bytes", at: start)
     }
 }

@@ -46,16 +46,16 @@ extension AMFDecoder {
     }
 
     /// AMF0's UTF-8 string with a 16-bit length, as the packet's names and URIs are written.
-    mutating func readShortString(_ what: String) throws(AMFDecodingError) -> String {
+    mutating func readShortString(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> String {
         let start = offset
-        return try readUTF8(Int(try readU16("\(what)'s length")), what, at: start)
+        return try readUTF8(Int(try readU16("\(what())'s length")), what(), at: start)
     }
 
     /// A header's or body's value after its 32-bit length, which is not checked: the Backendless SDKs send
     /// 0xFFFFFFFF (unknown), Py3AMF sends 0, and Flex's own server reads the value whatever it says. Each
     /// value has its own AMF0 reference table.
-    mutating func readBodyValue(_ what: String) throws(AMFDecodingError) -> AMFValue {
-        _ = try readU32("\(what)'s value length")
+    mutating func readBodyValue(_ what: @autoclosure () -> String) throws(AMFDecodingError) -> AMFValue {
+        _ = try readU32("\(what())'s value length")
         amf0Objects.removeAll(keepingCapacity: true)
         return try readAMF0()
     }
