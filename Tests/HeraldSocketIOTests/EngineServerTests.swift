@@ -139,7 +139,8 @@ final class EchoHandler: SocketIOHandler {
     }
 
     @Test func aClientThatStopsPollingTimesOut() async throws {
-        try await Self.withServer(EngineConfiguration(pingInterval: .milliseconds(200), pingTimeout: .milliseconds(200))) {
+        // A timeout long enough for a loaded machine to answer in time, short enough for `eventually`.
+        try await Self.withServer(EngineConfiguration(pingInterval: .milliseconds(200), pingTimeout: .milliseconds(1500))) {
             server, handler, client in
             let sid = try await Self.handshake(client, version: 4)
             _ = try await client.execute(
