@@ -8,8 +8,9 @@ import Testing
 
 @testable import HeraldSocketIO
 
-/// An application on the Socket.IO server: echoes every event back as `["echo", <data>]`, refuses the
-/// namespace `/refused`, and records disconnects.
+/// An application on the Socket.IO server: echoes every event back as `["echo", <data>]` (a binary one
+/// with its attachments; `ask-binary` is answered with a binary `answer` holding the event's text),
+/// refuses the namespace `/refused`, and records disconnects.
 final class EchoHandler: SocketIOHandler {
     let disconnects = Mutex<[String]>([])
 
@@ -19,6 +20,16 @@ final class EchoHandler: SocketIOHandler {
 
     func event(_ socket: SocketIOSocket, name: String?, data: String) async {
         socket.emit("[\"echo\",\(data)]")
+    }
+
+    func event(_ socket: SocketIOSocket, name: String?, data: String, attachments: [ByteBuffer]) async {
+        if name == "ask-binary" {
+            socket.emit(binaryEvent: "answer", attachment: ByteBuffer(string: data))
+        } else if attachments.isEmpty {
+            await event(socket, name: name, data: data)
+        } else {
+            socket.emit("[\"echo\",\(data)]", attachments: attachments)
+        }
     }
 
     func disconnected(_ socket: SocketIOSocket, reason: SocketIODisconnectReason) async {

@@ -13,6 +13,8 @@ import os
 
 import pytest
 
+from rt_client import RTClient
+
 
 @pytest.fixture(scope="session")
 def herald():
@@ -23,3 +25,18 @@ def herald():
         "client_key": os.environ["RT_CLIENT_KEY"],
         "server_key": os.environ["RT_SERVER_KEY"],
     }
+
+
+@pytest.fixture
+def clients(herald):
+    """Makes RT clients of the app (closed after the test)."""
+    made = []
+
+    def make(key=None, base=None, **kwargs):
+        client = RTClient(base or herald["base"], herald["app"], key or herald["client_key"], **kwargs)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()

@@ -18,6 +18,11 @@ except Exception:  # pragma: no cover
     pass
 
 TIMEOUT = 10
+TRANSPORTS = {"polling": ["polling"], "websocket": ["websocket"], "upgrade": None}
+
+
+def channel_name():
+    return "rt-" + uuid.uuid4().hex[:10]
 
 
 def new_id():
@@ -26,10 +31,17 @@ def new_id():
 
 class RTClient:
     """Connects to `/{app}/` in the namespace `/{app}` with the SDK's query, and records every SUB_RES,
-    SUB_READY and MET_RES it is sent."""
+    SUB_READY and MET_RES it is sent.
 
-    def __init__(self, base, app, key, client_id=None, transports=None):
+    With `binary`, it behaves as the Java SDK does: `binary=true` in the query, each request one `bytes`
+    argument holding its JSON (python-socketio sends it as a binary attachment), and each answer's
+    argument expected as `bytes` holding JSON (anything else is recorded in `wrong_types`)."""
+
+    def __init__(self, base, app, key, client_id=None, transports=None, binary=False, binary_query=None):
         self.base, self.app, self.key = base, app, key
+        self.binary = binary
+        self.binary_query = binary if binary_query is None else binary_query
+        self.wrong_types = []
         self.client_id = client_id or str(uuid.uuid4()).upper()
         self.namespace = f"/{app}"
         self.results = queue.Queue()
@@ -40,9 +52,9 @@ class RTClient:
         self.disconnected = threading.Event()
         self.sio = socketio.Client(reconnection=False)
         ns = self.namespace
-        self.sio.on("SUB_RES", lambda data: self.results.put(data), namespace=ns)
+        self.sio.on("SUB_RES", lambda data: self.results.put(self.read(data)), namespace=ns)
         self.sio.on("SUB_READY", lambda data: self.readies.put(data), namespace=ns)
-        self.sio.on("MET_RES", lambda data: self.methods.put(data), namespace=ns)
+        self.sio.on("MET_RES", lambda data: self.methods.put(self.read(data)), namespace=ns)
         self.sio.on("connect", lambda *args: self.connected.set(), namespace=ns)
         self.sio.on("connect_error", lambda data=None: self.refused.put(data), namespace=ns)
         self.sio.on("disconnect", lambda *args: self.disconnected.set(), namespace=ns)
@@ -50,6 +62,8 @@ class RTClient:
 
     def connect(self, expect_refusal=False):
         url = f"{self.base}?apiKey={self.key}&clientId={self.client_id}&userToken=null"
+        if self.binary_query:
+            url += "&binary=true"
         kwargs = {"namespaces": [self.namespace], "socketio_path": f"{self.app}/", "transports": self.transports}
         if SOCKETIO_MAJOR >= 5:
             kwargs["wait_timeout"] = TIMEOUT
@@ -69,7 +83,18 @@ class RTClient:
         return self.sio.transport()
 
     def emit(self, event, payload):
+        if self.binary:
+            payload = json.dumps(payload).encode("utf-8")
         self.sio.emit(event, payload, namespace=self.namespace)
+
+    def read(self, data):
+        """An answer's argument: a binary client's must be bytes holding JSON."""
+        if not self.binary:
+            return data
+        if not isinstance(data, bytes):
+            self.wrong_types.append(data)
+            return {"wrong type": repr(data)}
+        return json.loads(data.decode("utf-8"))
 
     def subscribe(self, name, channel, **options):
         sub_id = new_id()
@@ -88,6 +113,14 @@ class RTClient:
         answer = self.methods.get(timeout=TIMEOUT)
         assert answer["id"] == method_id, answer
         return answer
+
+    def ready(self, sub_id):
+        """Returns once a message listener is live: SUB_READY for the JS SDK's protocol; the Java SDK's
+        binary one has no SUB_READY (it does not listen for it), so a method round trip stands in."""
+        if self.binary:
+            self.sync()
+        else:
+            assert self.readies.get(timeout=TIMEOUT) == {"id": sub_id}
 
     def sync(self):
         """Returns once the server has handled everything this client sent before: a session's packets are

@@ -10,28 +10,7 @@ import uuid
 
 import pytest
 
-from rt_client import SOCKETIO_MAJOR, TIMEOUT, RTClient, http, publish
-
-TRANSPORTS = {"polling": ["polling"], "websocket": ["websocket"], "upgrade": None}
-
-
-def channel_name():
-    return "rt-" + uuid.uuid4().hex[:10]
-
-
-@pytest.fixture
-def clients(herald):
-    made = []
-
-    def make(key=None, base=None, **kwargs):
-        client = RTClient(base or herald["base"], herald["app"], key or herald["client_key"], **kwargs)
-        made.append(client)
-        return client
-
-    yield make
-    for client in made:
-        client.close()
-
+from rt_client import SOCKETIO_MAJOR, TIMEOUT, TRANSPORTS, RTClient, channel_name, http, publish
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_subscriber_receives_each_message_once_with_the_sdk_fields(herald, clients, transport):

@@ -37,7 +37,7 @@ extension BackendlessRT {
                 on: connection)
             return
         }
-        connection.socket.emit("[\"MET_RES\",{\"id\":\(RTListener.string(id)),\"result\":null}]")
+        connection.answer("MET_RES", "{\"id\":\(RTListener.string(id)),\"result\":null}")
     }
 
     // MARK: Errors
@@ -53,7 +53,6 @@ extension BackendlessRT {
         let error = JSONValue.object([
             "code": method ? .string(String(fault.code)) : .integer(Int64(fault.code)), "message": .string(fault.message),
         ])
-        let event = method ? "MET_RES" : "SUB_RES"
-        connection.socket.emit(SortedJSON.text(JSONValue.array([.string(event), .object(["id": .string(id), "error": error])])))
+        connection.answer(method ? "MET_RES" : "SUB_RES", SortedJSON.text(JSONValue.object(["id": .string(id), "error": error])))
     }
 }

@@ -4,6 +4,7 @@ import HeraldMetrics
 import HeraldSocketIO
 import HeraldStore
 import Logging
+import NIOCore
 
 /// Backendless RT for Messaging, on the Socket.IO server: what the SDKs' `Messaging.subscribe` and the
 /// Channel it returns do (`PUB_SUB_CONNECT`, `PUB_SUB_MESSAGES` with or without a selector,
@@ -80,10 +81,17 @@ final class BackendlessRT: SocketIOHandler {
     }
 
     func event(_ socket: SocketIOSocket, name: String?, data: String) async {
+        await event(socket, name: name, data: data, attachments: [])
+    }
+
+    /// An event, binary ones included (the Java SDK's requests: one attachment holding the JSON request,
+    /// which makes the connection a binary one from then on, if its handshake had not said so).
+    func event(_ socket: SocketIOSocket, name: String?, data: String, attachments: [ByteBuffer]) async {
         guard let connection = connections.withLock({ $0[socket.id] }) else { return }
+        if !attachments.isEmpty { connection.binary.withLock { $0 = true } }
         let request: RTRequest?
         do {
-            request = try RTRequest(data: data)
+            request = try RTRequest(data: data, attachments: attachments)
         } catch {
             refuse(error.id, method: error.isMethod, error.fault, on: connection)
             return
@@ -130,7 +138,7 @@ final class BackendlessRT: SocketIOHandler {
                 ), on: connection)
             return
         }
-        let listener = RTListener(socket: connection.socket, subscriptionId: id)
+        let listener = RTListener(socket: connection.socket, subscriptionId: id, binary: connection.isBinary)
         let kind: RTConnection.Kind
         do {
             let channel = try RTRequest.channel(options)
@@ -210,7 +218,8 @@ final class BackendlessRT: SocketIOHandler {
                 return self.stop(id, on: connection, parking: false, handingOver: true)
             }
         }
-        connection.socket.emit("[\"SUB_READY\",{\"id\":\(RTListener.string(id))}]")
+        // The JS and Swift SDKs wait for it; the Java SDK does not listen for it.
+        if !connection.isBinary { connection.socket.emit("[\"SUB_READY\",{\"id\":\(RTListener.string(id))}]") }
         return .messages(channel, stream: stream, subscription: subscription, sent: sent)
     }
 

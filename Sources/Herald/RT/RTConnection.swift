@@ -1,8 +1,10 @@
 import HeraldCore
 import HeraldSocketIO
 import HeraldStore
+import NIOCore
 
-/// One client's RT connection in its app's namespace: its subscriptions by id, and its user token.
+/// One client's RT connection in its app's namespace: its subscriptions by id, its user token, and
+/// whether it speaks binary (the Java SDK: its requests and answers are binary events holding JSON).
 final class RTConnection: Sendable {
     /// What one subscription is.
     enum Kind: Sendable {
@@ -34,6 +36,9 @@ final class RTConnection: Sendable {
     let clientId: String?
     let subscriptions = Locked([String: Kind]())
     let userToken: Locked<String?>
+    /// Answers go as binary events: the handshake asked (`binary=true`, as the Java SDK does), or the
+    /// client sent a binary request.
+    let binary: Locked<Bool>
 
     init(socket: SocketIOSocket, app: String) {
         self.socket = socket
@@ -41,6 +46,17 @@ final class RTConnection: Sendable {
         let clientId = socket.session.query["clientId"].flatMap { $0.isEmpty || $0.count > 100 ? nil : $0 }
         self.clientId = clientId
         userToken = Locked(Self.token(socket.session.query["userToken"]))
+        binary = Locked(socket.session.query["binary"] == "true")
+    }
+
+    var isBinary: Bool { binary.withLock { $0 } }
+
+    /// Sends an answer (`SUB_RES`, `MET_RES`) whose one argument is `object`, JSON text: as the event's
+    /// argument, or, to a binary client, as its attachment.
+    @discardableResult
+    func answer(_ event: String, _ object: String) -> Bool {
+        if isBinary { return socket.emit(binaryEvent: event, attachment: ByteBuffer(string: object)) }
+        return socket.emit("[" + RTListener.string(event) + "," + object + "]")
     }
 
     var id: String { socket.connectionId }

@@ -1,7 +1,9 @@
 import HeraldCore
+import NIOCore
 
 /// One Backendless RT event from a client, read from its socket.io event: `SUB_ON`, `SUB_OFF` or `MET_REQ`
-/// with their one JSON object argument.
+/// with their one JSON object argument, or, from the Java SDK, one binary argument holding that object
+/// as JSON text (weborb's JSON writer).
 enum RTRequest: Equatable {
     /// `SUB_ON {"id","name","options"}`.
     case subscribe(id: String, type: String, options: [String: JSONValue])
@@ -21,9 +23,9 @@ enum RTRequest: Equatable {
         let fault: HeraldFault
     }
 
-    /// Reads the event's JSON array; nil for an event that is not Backendless RT's (ignored, as the SDKs
-    /// ignore events they do not know).
-    init?(data: String) throws(Refusal) {
+    /// Reads the event's JSON array, its argument from the attachment a placeholder names; nil for an
+    /// event that is not Backendless RT's (ignored, as the SDKs ignore events they do not know).
+    init?(data: String, attachments: [ByteBuffer] = []) throws(Refusal) {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Array(data.utf8))
@@ -33,7 +35,11 @@ enum RTRequest: Equatable {
         guard case .array(let items) = value, case .string(let event)? = items.first else { return nil }
         guard ["SUB_ON", "SUB_OFF", "MET_REQ"].contains(event) else { return nil }
         let isMethod = event == "MET_REQ"
-        guard items.count >= 2, case .object(let payload) = items[1] else {
+        var argument = items.count >= 2 ? items[1] : nil
+        if let placeholder = argument.flatMap(Self.placeholder) {
+            argument = try Self.attachment(placeholder, of: attachments, isMethod: isMethod)
+        }
+        guard case .object(let payload)? = argument else {
             throw Refusal(id: nil, isMethod: isMethod, fault: .invalidParameter("data", "\(event) takes one JSON object"))
         }
         guard case .string(let id)? = payload["id"], !id.isEmpty, id.count <= Self.maxId else {
@@ -54,6 +60,30 @@ enum RTRequest: Equatable {
             throw Refusal(id: id, isMethod: isMethod, fault: .invalidParameter("options", "expected an object, got \(other.typeName)"))
         }
         self = isMethod ? .method(id: id, name: name, options: options) : .subscribe(id: id, type: name, options: options)
+    }
+
+    /// The attachment number a socket.io placeholder (`{"_placeholder":true,"num":i}`) stands for.
+    static func placeholder(_ value: JSONValue) -> Int? {
+        guard case .object(let object) = value, object["_placeholder"] == .bool(true), case .integer(let number)? = object["num"],
+            number >= 0, number < Int64(Int32.max)
+        else { return nil }
+        return Int(number)
+    }
+
+    /// An attachment read as the JSON request it holds. Leniently: a byte order mark or trailing NULs are
+    /// passed over, and members the request does not use (weborb's type hints) are ignored later.
+    static func attachment(_ number: Int, of attachments: [ByteBuffer], isMethod: Bool) throws(Refusal) -> JSONValue {
+        guard number < attachments.count else {
+            throw Refusal(id: nil, isMethod: isMethod, fault: .unparsable("the event's argument names an attachment it does not have"))
+        }
+        var bytes = attachments[number].readableBytesView[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        while bytes.last == 0 { bytes = bytes.dropLast() }
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            throw Refusal(id: nil, isMethod: isMethod, fault: .unparsable("the event's binary argument is not JSON"))
+        }
     }
 
     /// The channel an RT request's options name.

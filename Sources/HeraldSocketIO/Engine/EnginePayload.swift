@@ -1,3 +1,5 @@
+import NIOCore
+
 /// A polling request's or answer's body: several packets in one.
 ///
 /// - v4 separates text packets with the record separator 0x1E.
@@ -28,6 +30,39 @@ public enum EnginePayload {
         }
     }
 
+    /// A poll's answer: the packets in the version's form, a binary message as base64 text (`b<base64>`
+    /// in v4, `b4<base64>` in v3, which every v3 client reads whether or not it asked for `b64`).
+    static func encode(_ packets: [OutboundPacket], version: EngineVersion) -> ByteBuffer {
+        switch version {
+        case .v4:
+            var body = ByteBuffer()
+            body.reserveCapacity(packets.reduce(packets.count) { $0 + $1.encodedSize })
+            for (index, packet) in packets.enumerated() {
+                if index > 0 { body.writeInteger(UInt8(0x1E)) }
+                switch packet {
+                case .text(let text): body.writeImmutableBuffer(text)
+                case .binary(let bytes): body.writeBytes(base64(bytes, prefix: "b"))
+                }
+            }
+            return body
+        case .v3:
+            // Lengths in UTF-16 units: the text is needed.
+            let texts = packets.map { packet in
+                switch packet {
+                case .text(let text): String(buffer: text)
+                case .binary(let bytes): String(decoding: base64(bytes, prefix: "b4"), as: UTF8.self)
+                }
+            }
+            return ByteBuffer(string: encode(texts, version: .v3))
+        }
+    }
+
+    private static func base64(_ bytes: ByteBuffer, prefix: String) -> [UInt8] {
+        var text = Array(prefix.utf8)
+        Base64.encode(bytes.readableBytesView, into: &text)
+        return text
+    }
+
     public static func decode(_ body: [UInt8], version: EngineVersion) throws(Malformed) -> [EnginePacket] {
         guard !body.isEmpty else { throw Malformed(description: "empty payload") }
         switch version {
@@ -35,7 +70,7 @@ public enum EnginePayload {
             var packets: [EnginePacket] = []
             for part in body.split(separator: 0x1E, omittingEmptySubsequences: false) {
                 guard packets.count < maxPackets else { throw Malformed(description: "more than \(maxPackets) packets") }
-                guard let text = String(validating: part, as: UTF8.self), let packet = EnginePacket(text: text) else {
+                guard let text = String(validating: part, as: UTF8.self), let packet = EnginePacket(text: text, version: .v4) else {
                     throw Malformed(description: "a packet is not a known Engine.IO packet")
                 }
                 packets.append(packet)
@@ -59,7 +94,7 @@ public enum EnginePayload {
             let start = rest.index(after: colon)
             let utf16 = rest.utf16
             guard let end = utf16.index(start, offsetBy: length, limitedBy: utf16.endIndex),
-                let packet = EnginePacket(text: rest[start..<end])
+                let packet = EnginePacket(text: rest[start..<end], version: .v3)
             else { throw Malformed(description: "a packet runs past the payload's end or is not an Engine.IO packet") }
             packets.append(packet)
             rest = rest[end...]
@@ -89,7 +124,9 @@ public enum EnginePayload {
             let bytes = body[index..<(index + length)]
             index += length
             if isBinary {
-                packets.append(EnginePacket(.message, "", binary: true))
+                // The packet's type as a byte (4, message), then its data.
+                guard bytes.first == 4 else { throw Malformed(description: "a binary packet is not a message") }
+                packets.append(EnginePacket(binary: ByteBuffer(bytes: bytes.dropFirst())))
                 continue
             }
             guard let text = String(validating: bytes, as: UTF8.self), let packet = EnginePacket(text: text) else {

@@ -33,7 +33,7 @@ extension EngineServer {
             }
             defer { session.endPoll() }
             guard let packets = await session.next() else { return Self.refusal(1, "Session ID unknown") }
-            return Self.payload(packets.isEmpty ? [ByteBuffer(string: EnginePacket(.noop).encoded)] : packets, version: version)
+            return Self.payload(packets.isEmpty ? [OutboundPacket(EnginePacket(.noop).encoded)] : packets, version: version)
         case .post:
             let body: ByteBuffer
             do {
@@ -65,24 +65,12 @@ extension EngineServer {
         return query
     }
 
-    static func payload(_ packets: [ByteBuffer], version: EngineVersion) -> Response {
+    static func payload(_ packets: [OutboundPacket], version: EngineVersion) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=UTF-8"
         headers[.cacheControl] = "no-store"
-        var body: ByteBuffer
-        switch version {
-        case .v4:
-            body = ByteBuffer()
-            body.reserveCapacity(packets.reduce(packets.count) { $0 + $1.readableBytes })
-            for (index, packet) in packets.enumerated() {
-                if index > 0 { body.writeInteger(UInt8(0x1E)) }
-                body.writeImmutableBuffer(packet)
-            }
-        case .v3:
-            // Lengths in UTF-16 units: the text is needed.
-            body = ByteBuffer(string: EnginePayload.encode(packets.map { String(buffer: $0) }, version: .v3))
-        }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        return Response(
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: EnginePayload.encode(packets, version: version)))
     }
 
     /// Engine.IO's error answer: `{"code":N,"message":"…"}`.

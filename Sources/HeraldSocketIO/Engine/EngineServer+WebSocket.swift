@@ -1,9 +1,10 @@
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 import NIOWebSocket
 
 /// The WebSocket transport: a session upgraded from polling (the probe `2probe` → `3probe`, then `5`),
-/// or a client that starts on a WebSocket. Each packet is one text frame.
+/// or a client that starts on a WebSocket. Each packet is one frame: text, or binary for a binary message.
 extension EngineServer {
     /// Whether an upgrade request is for this server: a known protocol version asking for the WebSocket
     /// transport, new or for a session that is still polling.
@@ -59,7 +60,7 @@ extension EngineServer {
         while let packets = await session.next() {
             for packet in packets {
                 do {
-                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: packet)))
+                    try await outbound.write(.custom(Self.frame(packet, version: session.version)))
                 } catch {
                     close(session, reason: .transportError)
                     return
@@ -69,18 +70,41 @@ extension EngineServer {
         try? await outbound.close(.normalClosure, reason: nil)
     }
 
+    /// One packet as one frame: text, or a binary message as a binary frame (v3: after its type byte).
+    static func frame(_ packet: OutboundPacket, version: EngineVersion) -> WebSocketFrame {
+        switch packet {
+        case .text(let text):
+            return WebSocketFrame(fin: true, opcode: .text, data: text)
+        case .binary(let bytes) where version == .v3:
+            var data = ByteBuffer()
+            data.reserveCapacity(bytes.readableBytes + 1)
+            data.writeInteger(UInt8(4))
+            data.writeImmutableBuffer(bytes)
+            return WebSocketFrame(fin: true, opcode: .binary, data: data)
+        case .binary(let bytes):
+            return WebSocketFrame(fin: true, opcode: .binary, data: bytes)
+        }
+    }
+
     private func read(_ messages: inout WebSocketInboundMessageStream.AsyncIterator, into session: EngineSession) async {
         do {
             while let message = try await messages.next() {
                 switch message {
                 case .text(let text):
-                    guard let packet = EnginePacket(text: text) else {
+                    guard let packet = EnginePacket(text: text, version: session.version) else {
                         close(session, reason: .parseError)
                         return
                     }
                     receive(packet, from: session)
-                case .binary:
-                    receive(EnginePacket(.message, binary: true), from: session)
+                case .binary(var bytes):
+                    // v3 writes the packet's type first, as a byte (4, message); v4 the data alone.
+                    if session.version == .v3 {
+                        guard bytes.readInteger(as: UInt8.self) == 4 else {
+                            close(session, reason: .parseError)
+                            return
+                        }
+                    }
+                    receive(EnginePacket(binary: bytes), from: session)
                 }
                 if session.isClosed { return }
             }

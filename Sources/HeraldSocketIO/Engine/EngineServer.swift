@@ -6,8 +6,8 @@ import NIOCore
 /// An Engine.IO server (protocol v3 and v4) over Hummingbird: the HTTP long-polling transport, the
 /// WebSocket transport and the upgrade from one to the other, the heartbeat, and the limits.
 ///
-/// It knows nothing of what the packets carry: text message packets go to its delegate, which sends
-/// through `send(_:to:)`. Errors are answered as Engine.IO servers answer them: HTTP 400 with
+/// It knows nothing of what the packets carry: message packets, text or binary, go to its delegate,
+/// which sends through `send(_:to:)` (and a binary event's group through `send(_:to:)` of packets). Errors are answered as Engine.IO servers answer them: HTTP 400 with
 /// `{"code","message"}` (0 unknown transport, 1 unknown session, 2 bad handshake method, 3 bad request,
 /// 5 unsupported protocol version), 503 past the session limit, 413 past the payload limit.
 public final class EngineServer: Sendable {
@@ -35,8 +35,12 @@ public final class EngineServer: Sendable {
     /// Sends a whole Engine.IO packet, type digit included, already in bytes: the fast path for a
     /// message encoded once and sent to many (`SocketIOSocket.emit(packet:)`).
     @discardableResult
-    public func send(packet: ByteBuffer, to session: EngineSession) -> Bool {
-        if session.send(packet) { return true }
+    public func send(packet: ByteBuffer, to session: EngineSession) -> Bool { send([.text(packet)], to: session) }
+
+    /// Sends packets that go together and in order (a binary event's text, then its attachments).
+    @discardableResult
+    func send(_ packets: [OutboundPacket], to session: EngineSession) -> Bool {
+        if session.send(packets) { return true }
         if !session.isClosed { close(session, reason: .overflow) }
         return false
     }
@@ -79,8 +83,7 @@ public final class EngineServer: Sendable {
     func receive(_ packet: EnginePacket, from session: EngineSession) {
         switch packet.kind {
         case .message where packet.binary:
-            // Backendless RT's JSON clients send no binary; a binary event's attachments are not read.
-            logger.debug("engine.io binary packet ignored", metadata: ["herald.rt.session": "\(session.id)"])
+            delegate.received(binary: packet.bytes, from: session)
         case .message:
             delegate.received(packet.data, from: session)
         case .ping:

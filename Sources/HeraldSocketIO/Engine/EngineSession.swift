@@ -13,10 +13,13 @@ public final class EngineSession: Sendable {
     /// The handshake's path (`/{appId}/` for Backendless RT).
     public let path: String
 
+    /// A transport waiting for packets.
+    typealias Waiter = CheckedContinuation<[OutboundPacket]?, Never>
+
     struct State {
         var upgraded: Bool
-        var queue: [ByteBuffer] = []
-        var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
+        var queue: [OutboundPacket] = []
+        var waiter: Waiter?
         var closed: EngineCloseReason?
         /// v3: the client's last ping; v4: the last pong (or the start).
         var lastHeard: ContinuousClock.Instant
@@ -51,10 +54,15 @@ public final class EngineSession: Sendable {
 
     /// Queues an encoded packet already in bytes (the fast path: nothing is copied again).
     @discardableResult
-    func send(_ packet: ByteBuffer) -> Bool {
-        let (accepted, waiter, packets): (Bool, CheckedContinuation<[ByteBuffer]?, Never>?, [ByteBuffer]) = state.withLockedValue { state in
-            guard state.closed == nil, state.queue.count < maxBuffered else { return (false, nil, []) }
-            state.queue.append(packet)
+    func send(_ packet: ByteBuffer) -> Bool { send([.text(packet)]) }
+
+    /// Queues packets that must reach the client together and in order (a binary event's text and its
+    /// attachments): all of them, or none when the session is closed or they would pass `maxBuffered`.
+    @discardableResult
+    func send(_ group: [OutboundPacket]) -> Bool {
+        let (accepted, waiter, packets): (Bool, Waiter?, [OutboundPacket]) = state.withLockedValue { state in
+            guard state.closed == nil, state.queue.count + group.count <= maxBuffered else { return (false, nil, []) }
+            state.queue.append(contentsOf: group)
             guard let waiter = state.waiter else { return (true, nil, []) }
             state.waiter = nil
             let packets = state.queue
@@ -67,9 +75,9 @@ public final class EngineSession: Sendable {
 
     /// The packets waiting, once there are some; nil once the session is closed and drained. One caller
     /// at a time (the transport in charge).
-    func next() async -> [ByteBuffer]? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[ByteBuffer]?, Never>) in
-            let ready: [ByteBuffer]?? = state.withLockedValue { state in
+    func next() async -> [OutboundPacket]? {
+        await withCheckedContinuation { (continuation: Waiter) in
+            let ready: [OutboundPacket]?? = state.withLockedValue { state in
                 if !state.queue.isEmpty {
                     let packets = state.queue
                     state.queue.removeAll(keepingCapacity: true)
@@ -91,10 +99,11 @@ public final class EngineSession: Sendable {
     /// Marks the session closed; true the first time. A polling client is sent a close packet on its
     /// next poll; a waiting transport is woken.
     func markClosed(_ reason: EngineCloseReason) -> Bool {
-        let (first, waiter, packets): (Bool, CheckedContinuation<[ByteBuffer]?, Never>?, [ByteBuffer]?) = state.withLockedValue { state in
+        let (first, waiter, packets): (Bool, Waiter?, [OutboundPacket]?) = state.withLockedValue {
+            state in
             guard state.closed == nil else { return (false, nil, nil) }
             state.closed = reason
-            if !state.upgraded, reason != .transportClose { state.queue.append(ByteBuffer(string: EnginePacket(.close).encoded)) }
+            if !state.upgraded, reason != .transportClose { state.queue.append(OutboundPacket(EnginePacket(.close).encoded)) }
             guard let waiter = state.waiter else { return (true, nil, nil) }
             state.waiter = nil
             let packets = state.queue.isEmpty ? nil : state.queue
@@ -107,13 +116,13 @@ public final class EngineSession: Sendable {
 
     /// The WebSocket carries the session from now on: a poll still waiting is answered with a noop.
     func upgrade() {
-        let waiter: CheckedContinuation<[ByteBuffer]?, Never>? = state.withLockedValue { state in
+        let waiter: Waiter? = state.withLockedValue { state in
             state.upgraded = true
             let waiter = state.waiter
             state.waiter = nil
             return waiter
         }
-        waiter?.resume(returning: [ByteBuffer(string: EnginePacket(.noop).encoded)])
+        waiter?.resume(returning: [OutboundPacket(EnginePacket(.noop).encoded)])
     }
 
     /// The client was heard from (v3: a ping; v4: a pong).

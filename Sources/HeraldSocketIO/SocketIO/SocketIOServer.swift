@@ -2,10 +2,12 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import ServiceLifecycle
 
 /// A Socket.IO server (protocol v5 for Engine.IO v4 clients, v4 for Engine.IO v3 clients) on an
-/// `EngineServer`: namespaces, connect and its refusal, events both ways, disconnects.
+/// `EngineServer`: namespaces, connect and its refusal, events both ways (binary ones with their
+/// attachments too), disconnects.
 ///
 /// The service runs one task per Engine.IO session, which hands that session's packets to the handler in
 /// order, and the heartbeat; when it stops every session is closed. Mount it by routing the Engine.IO
@@ -20,6 +22,8 @@ public final class SocketIOServer: Service, EngineDelegate {
 
     /// Packets one session may have waiting for its handler; a client that sends faster is closed.
     public static let inboundLimit = 1000
+    /// Binary attachments one event may have (their bytes together are held to the engine's `maxPayload`).
+    public static let maxAttachments = 10
 
     public init(configuration: EngineConfiguration, handler: any SocketIOHandler, logger: Logger) {
         self.handler = handler
@@ -37,6 +41,9 @@ public final class SocketIOServer: Service, EngineDelegate {
         let box: NIOLockedValueBox<SocketIOServer?>
         func opened(_ session: EngineSession) { box.withLockedValue { $0 }?.opened(session) }
         func received(_ text: String, from session: EngineSession) { box.withLockedValue { $0 }?.received(text, from: session) }
+        func received(binary: ByteBuffer, from session: EngineSession) {
+            box.withLockedValue { $0 }?.received(binary: binary, from: session)
+        }
         func closed(_ session: EngineSession, reason: EngineCloseReason) { box.withLockedValue { $0 }?.closed(session, reason: reason) }
     }
 
@@ -79,9 +86,19 @@ public final class SocketIOServer: Service, EngineDelegate {
         guard let connection = connections.withLockedValue({ $0[session.id] }) else { return }
         do {
             let packet = try SocketPacket(decoding: text)
-            if !connection.enqueue(packet) { engine.close(session, reason: .overflow) }
+            if try !connection.receive(packet) { engine.close(session, reason: .overflow) }
         } catch {
             logger.debug("malformed socket.io packet", metadata: ["herald.rt.session": "\(session.id)", "error": "\(error)"])
+            engine.close(session, reason: .parseError)
+        }
+    }
+
+    public func received(binary: ByteBuffer, from session: EngineSession) {
+        guard let connection = connections.withLockedValue({ $0[session.id] }) else { return }
+        do {
+            if try !connection.receive(attachment: binary) { engine.close(session, reason: .overflow) }
+        } catch {
+            logger.debug("misplaced socket.io attachment", metadata: ["herald.rt.session": "\(session.id)", "error": "\(error)"])
             engine.close(session, reason: .parseError)
         }
     }

@@ -2,7 +2,8 @@
 /// `<type>[<attachments>-][<namespace>,][<ack id>][<JSON data>]`.
 ///
 /// The data is kept as text: the layer above parses it (Backendless RT's events are one JSON array),
-/// so this module needs no JSON library.
+/// so this module needs no JSON library. A binary event's attachments travel as the Engine.IO binary
+/// messages after it; its data holds a placeholder (`{"_placeholder":true,"num":i}`) for each.
 public struct SocketPacket: Sendable, Hashable {
     public enum Kind: UInt8, Sendable, Hashable {
         case connect = 0
@@ -27,16 +28,22 @@ public struct SocketPacket: Sendable, Hashable {
     public var ackId: Int?
     /// The JSON text after the header; empty when there is none.
     public var data: String
+    /// How many binary attachments follow a binary event or acknowledgement (0 for other kinds).
+    public var attachments: Int
 
-    public init(_ kind: Kind, namespace: String = "/", ackId: Int? = nil, data: String = "") {
+    public init(_ kind: Kind, namespace: String = "/", ackId: Int? = nil, data: String = "", attachments: Int = 0) {
         self.kind = kind
         self.namespace = namespace
         self.ackId = ackId
         self.data = data
+        self.attachments = attachments
     }
 
     /// The longest namespace accepted.
     public static let maxNamespace = 200
+
+    /// Whether binary attachments follow it (`5` or `6`).
+    public var isBinary: Bool { kind == .binaryEvent || kind == .binaryAck }
 
     public init(decoding text: String) throws(Malformed) {
         var rest = Substring(text)
@@ -44,11 +51,13 @@ public struct SocketPacket: Sendable, Hashable {
             throw Malformed(description: "unknown Socket.IO packet type")
         }
         rest = rest.dropFirst()
+        var attachments = 0
         if kind == .binaryEvent || kind == .binaryAck {
-            // `<count>-`: the binary attachments that follow (Backendless RT's JSON clients never send them).
+            // `<count>-`: the binary attachments that follow.
             guard let dash = rest.firstIndex(of: "-"), rest[..<dash].allSatisfy(\.isASCIIDigit),
-                rest.distance(from: rest.startIndex, to: dash) <= 3
+                (1...3).contains(rest.distance(from: rest.startIndex, to: dash)), let count = Int(rest[..<dash])
             else { throw Malformed(description: "binary packet without its attachment count") }
+            attachments = count
             rest = rest[rest.index(after: dash)...]
         }
         var namespace = "/"
@@ -81,12 +90,14 @@ public struct SocketPacket: Sendable, Hashable {
         self.namespace = namespace
         self.namespaceQuery = namespaceQuery
         self.ackId = ackId
+        self.attachments = attachments
         data = String(rest)
     }
 
     /// The packet as text (what goes after the Engine.IO message type `4`).
     public var encoded: String {
         var text = String(Character(Unicode.Scalar(kind.rawValue + 48)))
+        if isBinary { text += "\(attachments)-" }
         if namespace != "/" {
             text += namespace
             text += ","

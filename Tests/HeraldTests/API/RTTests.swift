@@ -16,6 +16,8 @@ import Testing
         let sid: String
         /// Packets a poll brought that were not asked for yet, in order.
         var pending: [String] = []
+        /// Every packet polls brought.
+        var history: [String] = []
 
         init(h: TestHerald.Harness, sid: String) {
             self.h = h
@@ -23,9 +25,9 @@ import Testing
         }
         var path: String { "/shop/?EIO=4&transport=polling&sid=\(sid)" }
 
-        static func open(_ h: TestHerald.Harness, key: String = "k-client") async throws -> Poller {
+        static func open(_ h: TestHerald.Harness, key: String = "k-client", query: String = "") async throws -> Poller {
             let answer = try await h.client.execute(
-                uri: "/shop/?EIO=4&transport=polling&apiKey=\(key)&clientId=C1&userToken=null", method: .get)
+                uri: "/shop/?EIO=4&transport=polling&apiKey=\(key)&clientId=C1&userToken=null\(query)", method: .get)
             let body = String(buffer: answer.body)
             #expect(answer.status == .ok, "\(body)")
             let sid = try #require(body.range(of: "\"sid\":\"").map { String(body[$0.upperBound...].prefix { $0 != "\"" }) })
@@ -34,9 +36,11 @@ import Testing
             return poller
         }
 
-        func send(_ packets: String...) async throws {
-            let answer = try await h.client.execute(
-                uri: path, method: .post, body: ByteBuffer(string: packets.map { "4" + $0 }.joined(separator: "\u{1e}")))
+        func send(_ packets: String...) async throws { try await sendRaw(packets.map { "4" + $0 }) }
+
+        /// Sends Engine.IO packets as they are (`4…` messages, `b…` binary ones).
+        func sendRaw(_ packets: [String]) async throws {
+            let answer = try await h.client.execute(uri: path, method: .post, body: ByteBuffer(string: packets.joined(separator: "\u{1e}")))
             #expect(String(buffer: answer.body) == "ok")
         }
 
@@ -50,6 +54,7 @@ import Testing
                 }
                 let answer = try await h.client.execute(uri: path, method: .get)
                 pending = String(buffer: answer.body).split(separator: "\u{1e}").map(String.init)
+                history += pending
             }
             return nil
         }
