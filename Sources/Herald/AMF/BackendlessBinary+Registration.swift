@@ -58,13 +58,13 @@ extension BackendlessBinary {
         var blocks: [String: JSONValue] = [:]
         switch os {
         case .android:
-            for (name, block) in try await templates.sdkBlocks(app: app, os: .android) {
+            for (name, block) in try await templates.cachedSDKBlocks(app: app, os: .android) {
                 guard case .object(var fields) = block else { continue }
                 fields["___jsonclass"] = .string(Self.androidTemplateClass)
                 blocks[name] = .object(fields)
             }
         case .ios, .osx:
-            blocks = try await templates.sdkBlocks(app: app, os: .ios)
+            blocks = try await templates.cachedSDKBlocks(app: app, os: .ios)
         case .wp, .web:
             break
         }

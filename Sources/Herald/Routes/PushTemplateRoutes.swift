@@ -21,6 +21,8 @@ struct PushTemplateRoutes {
     let apps: AppDirectory
     let clock: any WallClock
     let dispatcher: Dispatcher?
+    /// The SDK blocks the binary registration answers, shared with it; dropped here when a template changes.
+    var blockCache = TemplateBlocksCache()
 
     func add(to router: Router<HeraldRequestContext>) {
         let path = "/{appId}/{apiKey}/admin/pushtemplates"
@@ -51,6 +53,7 @@ struct PushTemplateRoutes {
     func put(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let template = try PushTemplate(name: try templateName(context), json: try await JSONBody.read(request))
         let created = try await templates.put(template, app: try context.appId(), limit: Self.limit, now: clock.now)
+        blockCache.invalidate(app: try context.appId())
         return JSONBody.response(Self.json(template), status: created ? .created : .ok)
     }
 
@@ -65,6 +68,7 @@ struct PushTemplateRoutes {
     func delete(_ context: HeraldRequestContext) async throws -> Response {
         let name = try templateName(context)
         guard try await templates.delete(app: try context.appId(), name: name) else { throw HeraldFault.unknownTemplate(name) }
+        blockCache.invalidate(app: try context.appId())
         return JSONBody.response(.object(["result": .bool(true)]))
     }
 
@@ -78,6 +82,11 @@ struct PushTemplateRoutes {
         default: throw HeraldFault.invalidParameter("deviceType", "expected ios or android")
         }
         return JSONBody.response(.object(try await sdkBlocks(app: app, os: os)))
+    }
+
+    /// `sdkBlocks`, at most `TemplateBlocksCache.lifetime` old (what every binary registration answers).
+    func cachedSDKBlocks(app: String, os: DeviceOS) async throws -> [String: JSONValue] {
+        try await blockCache.blocks(app: app, os: os) { try await sdkBlocks(app: app, os: os) }
     }
 
     /// The app's templates as an SDK downloads them: name → the block for `os` (the download route, and

@@ -31,6 +31,12 @@ import Testing
                     return (parts.last ?? "", parts.first ?? "")
                 })
             #expect(Set(byChannel.keys) == ["news", "sports"], "\(pairs)")
+            // A template stored now is in the next registration's answer (the admin route drops the cache).
+            let put = try await h.client.call(
+                .put, "/shop/k-admin/admin/pushtemplates/welcome", json: #"{"message": "Hi", "android": {"contentTitle": "Welcome"}}"#)
+            #expect(put.status == .created, "\(put.body)")
+            let again = try #require(try await h.client.binary("shop", "k-client", try BinaryCall.sample("registerDevice")).result?.string)
+            #expect(try JSONValue.parse(Array(again.utf8))[1]?["welcome"]?["contentTitle"] == .string("Welcome"), "\(again)")
 
             let rest = try await h.client.call(.get, Self.registrations + "/" + Self.deviceId)
             let device = try #require(rest.body[0])
