@@ -35,8 +35,9 @@ import Testing
             let put = try await h.client.call(
                 .put, "/shop/k-admin/admin/pushtemplates/welcome", json: #"{"message": "Hi", "android": {"contentTitle": "Welcome"}}"#)
             #expect(put.status == .created, "\(put.body)")
-            let again = try #require(try await h.client.binary("shop", "k-client", try BinaryCall.sample("registerDevice")).result?.string)
-            #expect(try JSONValue.parse(Array(again.utf8))[1]?["welcome"]?["contentTitle"] == .string("Welcome"), "\(again)")
+            let withTemplate = try #require(
+                try await h.client.binary("shop", "k-client", try BinaryCall.sample("registerDevice")).result?.string)
+            #expect(try JSONValue.parse(Array(withTemplate.utf8))[1]?["welcome"]?["contentTitle"] == .string("Welcome"), "\(withTemplate)")
 
             let rest = try await h.client.call(.get, Self.registrations + "/" + Self.deviceId)
             let device = try #require(rest.body[0])
