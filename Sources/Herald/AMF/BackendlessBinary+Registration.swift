@@ -55,20 +55,33 @@ extension BackendlessBinary {
     func registrationAnswer(_ receipt: RegistrationReceipt, app: String, os: DeviceOS) async throws -> String {
         let pairs = receipt.channelRegistrationIds.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\($0.value)::\($0.key.rawValue)" }.joined(separator: ",")
+        let templates = try await self.templates.blockCache.text(app: app, os: os) { try await templatesText(app: app, os: os) }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(pairs.utf8.count + templates.utf8.count + 8)
+        JSONText.appendString(pairs, to: &out)
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: templates.utf8)
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The app's push templates for the device's platform as JSON text: each Android one marked for the SDK's
+    /// reader, the iOS ones as they download, none for other platforms.
+    func templatesText(app: String, os: DeviceOS) async throws -> String {
         var blocks: [String: JSONValue] = [:]
         switch os {
         case .android:
-            for (name, block) in try await templates.cachedSDKBlocks(app: app, os: .android) {
+            for (name, block) in try await templates.sdkBlocks(app: app, os: .android) {
                 guard case .object(var fields) = block else { continue }
                 fields["___jsonclass"] = .string(Self.androidTemplateClass)
                 blocks[name] = .object(fields)
             }
         case .ios, .osx:
-            blocks = try await templates.cachedSDKBlocks(app: app, os: .ios)
+            blocks = try await templates.sdkBlocks(app: app, os: .ios)
         case .wp, .web:
             break
         }
-        return SortedJSON.text(JSONValue.array([.string(pairs), .object(blocks)]))
+        return SortedJSON.text(JSONValue.object(blocks))
     }
 
     /// A device as the SDK's `DeviceRegistration` reads it: one object (REST answers an array of one).

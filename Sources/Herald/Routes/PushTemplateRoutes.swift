@@ -84,11 +84,6 @@ struct PushTemplateRoutes {
         return JSONBody.response(.object(try await sdkBlocks(app: app, os: os)))
     }
 
-    /// `sdkBlocks`, at most `TemplateBlocksCache.lifetime` old (what every binary registration answers).
-    func cachedSDKBlocks(app: String, os: DeviceOS) async throws -> [String: JSONValue] {
-        try await blockCache.blocks(app: app, os: os) { try await sdkBlocks(app: app, os: os) }
-    }
-
     /// The app's templates as an SDK downloads them: name → the block for `os` (the download route, and
     /// the answer of the Java SDK's binary registration).
     func sdkBlocks(app: String, os: DeviceOS) async throws -> [String: JSONValue] {

@@ -1,8 +1,8 @@
 import HeraldCore
 
-/// The app's push templates as an SDK reads them, kept for a second: the Java/Android SDK's binary
-/// registration answers them with every registration, and reading them from the database each time
-/// cost that call a fifth of its rate (BENCHMARKS.md section 35). A change through this instance's admin
+/// The app's push templates as the Java/Android SDK's binary registration answers them (JSON text, per
+/// platform), kept for a second: that call answers them with every registration, and reading and
+/// encoding them each time cost it about a fifth of its rate (BENCHMARKS.md section 35). A change through this instance's admin
 /// routes drops the app's entries at once; one made elsewhere (the console, another instance) shows
 /// within `lifetime`.
 final class TemplateBlocksCache: Sendable {
@@ -10,19 +10,19 @@ final class TemplateBlocksCache: Sendable {
 
     private struct Entry {
         let loaded: ContinuousClock.Instant
-        let blocks: [String: JSONValue]
+        let text: String
     }
 
     private let entries = Locked<[String: Entry]>([:])
 
-    /// The cached blocks of `app` for `os`, or `load`'s answer (then kept).
-    func blocks(app: String, os: DeviceOS, load: () async throws -> [String: JSONValue]) async throws -> [String: JSONValue] {
+    /// The cached text for `app` and `os`, or `load`'s answer (then kept).
+    func text(app: String, os: DeviceOS, load: () async throws -> String) async throws -> String {
         let key = app + "\u{0}" + os.rawValue
         let now = ContinuousClock.now
-        if let entry = entries.withLock({ $0[key] }), now - entry.loaded < Self.lifetime { return entry.blocks }
-        let blocks = try await load()
-        entries.withLock { $0[key] = Entry(loaded: now, blocks: blocks) }
-        return blocks
+        if let entry = entries.withLock({ $0[key] }), now - entry.loaded < Self.lifetime { return entry.text }
+        let text = try await load()
+        entries.withLock { $0[key] = Entry(loaded: now, text: text) }
+        return text
     }
 
     /// Forgets the app's blocks (its templates changed).
