@@ -6,17 +6,6 @@ import Logging
 import NIOCore
 import NIOWebSocket
 
-/// The context of the router that decides WebSocket upgrades (asked only for requests that ask to upgrade).
-struct StreamSocketContext: RequestContext, WebSocketRequestContext {
-    var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
-
-    init(source: Source) {
-        coreContext = .init(source: source)
-        webSocket = .init()
-    }
-}
-
 /// The WebSocket form of a subscription's stream, on the same path as the Server-Sent Events form.
 ///
 /// Every upgrade on the path is accepted, and the checks (app id, key and role, the subscription, the
@@ -34,6 +23,8 @@ extension PubSubRoutes {
     /// The router the HTTP server asks whether an upgrade request becomes a WebSocket.
     func webSocketRouter() -> Router<StreamSocketContext> {
         let router = Router(context: StreamSocketContext.self)
+        // Before any route: each gets a context that does not keep the upgrade's reference alive.
+        router.add(middleware: WebSocketReferenceMiddleware())
         router.ws(Self.streamPath) { inbound, outbound, context in
             await socket(inbound, outbound, request: context.request, context: context.requestContext)
         }

@@ -9,6 +9,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 
 /// What publish-subscribe needs of the store: the subscriptions and feeds, the signal the message store
@@ -159,6 +160,13 @@ public enum HeraldServer {
         let webSocketRouter = pubsubRoutes.webSocketRouter()
         rtRoutes?.add(to: webSocketRouter)
         let webSocketResponder = webSocketRouter.buildResponder()
+        let decoderLimits = {
+            var limits = NIOHTTPDecoderLimitConfiguration()
+            limits.maxHeaderFieldSize = Limits.headerFieldBytes
+            limits.maxHeaderListSize = Limits.headerBytes
+            limits.maxHeaderFieldCount = Limits.headerCount
+            return limits
+        }()
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(
                 additionalChannelHandlers: [
@@ -169,8 +177,8 @@ public enum HeraldServer {
                 // (restarted by the head's arrival) would close the connection without an answer.
                 idleTimeout: requestTimeout + .milliseconds(250),
                 httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: Limits.headerFieldBytes, maxHeaderListSize: Limits.headerBytes,
-                    maxHeaderFieldCount: Limits.headerCount)),
+                    maxHeaderFieldSize: decoderLimits.maxHeaderFieldSize, maxHeaderListSize: decoderLimits.maxHeaderListSize,
+                    maxHeaderFieldCount: decoderLimits.maxHeaderFieldCount)),
             ws: .init(
                 // A stream's client sends nothing but control frames; an RT client sends its events.
                 maxFrameSize: configuration.rt.enabled ? max(4096, configuration.rt.maxMessageBytes) : 4096,
@@ -200,7 +208,8 @@ public enum HeraldServer {
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(
                         responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
-                    firstRequestTimeout: requestTimeout + .milliseconds(250), logger: logger, metrics: exporter.metrics)
+                    firstRequestTimeout: requestTimeout + .milliseconds(250), decoderLimits: decoderLimits, logger: logger,
+                    metrics: exporter.metrics)
             },
             configuration: .init(
                 address: .hostname(configuration.http.host, port: configuration.http.port),
