@@ -39,10 +39,19 @@ v5="$(venv socketio5 $V5)"
 v4="$(venv socketio4 $V4)"
 
 work="$(mktemp -d)"
-pids=()
+# Each server's pid is kept in a file: `start` runs in a command substitution's subshell, where a variable
+# set would be lost (and the servers outlived the script).
 cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    local file pid
+    for file in "$work"/*.pid; do
+        [ -f "$file" ] && kill -TERM "$(cat "$file")" 2>/dev/null || true
+    done
+    for file in "$work"/*.pid; do
+        [ -f "$file" ] || continue
+        pid="$(cat "$file")"
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -60,8 +69,8 @@ start() {
                     {"key": "rt-check-server-key", "role": "server"}]}]}
 JSON
     "$herald" serve --config "$work/$1.json" >"$work/$1.out" 2>"$work/$1.err" &
-    pids+=($!)
     local pid=$! base=""
+    echo "$pid" >"$work/$1.pid"
     for _ in $(seq 300); do
         base="$(sed -n 's/^Herald listening on \(http:[^ ]*\).*/\1/p' "$work/$1.out" | head -n 1)"
         if [ -n "$base" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/ready")" = 200 ]; then

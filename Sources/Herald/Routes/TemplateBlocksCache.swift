@@ -2,7 +2,7 @@ import HeraldCore
 
 /// The app's push templates as the Java/Android SDK's binary registration answers them (JSON text, per
 /// platform), kept for a second: that call answers them with every registration, and reading and
-/// encoding them each time cost it about a fifth of its rate (BENCHMARKS.md section 35). A change through this instance's admin
+/// encoding them each time cost it about a fifth of its rate (BENCHMARKS.md section 36). A change through this instance's admin
 /// routes drops the app's entries at once; one made elsewhere (the console, another instance) shows
 /// within `lifetime`.
 final class TemplateBlocksCache: Sendable {
