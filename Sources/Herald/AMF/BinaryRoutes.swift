@@ -49,16 +49,7 @@ struct BinaryRoutes {
     /// The request's packet: 413's fault past the body limit, 8002's for bytes that are not an AMF packet
     /// of at least one and at most `maxCalls` bodies.
     static func read(_ request: Request) async throws -> AMFPacket {
-        var request = request
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Limits.requestBodyBytes {
-            throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: Limits.requestBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
-        }
+        let buffer = try await JSONBody.collect(request)
         let packet: AMFPacket
         do {
             packet = try AMFPacket(decoding: Array(buffer.readableBytesView))

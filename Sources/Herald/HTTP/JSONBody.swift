@@ -15,20 +15,24 @@ enum JSONBody {
 
     /// Like `read`, for routes whose body may be left out: nil when it is empty.
     static func readOptional(_ request: Request) async throws -> JSONValue? {
+        let buffer = try await collect(request)
+        if buffer.readableBytes == 0 { return nil }
+        return try JSONValue.parse(buffer.readableBytesView)
+    }
+
+    /// The whole request body, within `Limits.requestBodyBytes` (413/8000 naming "body" past it). A body
+    /// declared larger than the limit is refused before it is read (a client that sent
+    /// `Expect: 100-continue` is waiting for this answer), and the connection closes after the answer.
+    static func collect(_ request: Request) async throws -> ByteBuffer {
         var request = request
-        // A body declared larger than the limit is refused before it is read (a client that sent
-        // `Expect: 100-continue` is waiting for this answer), and the connection closes after the answer.
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > Limits.requestBodyBytes {
             throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
         }
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: Limits.requestBodyBytes)
+            return try await request.collectBody(upTo: Limits.requestBodyBytes)
         } catch is NIOTooManyBytesError {
             throw HeraldFault.bodyTooLarge(limit: Limits.requestBodyBytes)
         }
-        if buffer.readableBytes == 0 { return nil }
-        return try JSONValue.parse(buffer.readableBytesView)
     }
 
     /// A typed answer, encoded as JSON with sorted keys.
