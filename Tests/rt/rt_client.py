@@ -45,6 +45,9 @@ class RTClient:
         self.client_id = client_id or str(uuid.uuid4()).upper()
         self.namespace = f"/{app}"
         self.results = queue.Queue()
+        # Results read while looking for another subscription's, in arrival order (never put back on
+        # the queue, where they would land behind results that arrived after them).
+        self.held = []
         self.readies = queue.Queue()
         self.methods = queue.Queue()
         self.connected = threading.Event()
@@ -129,11 +132,15 @@ class RTClient:
         assert "error" in answer, answer
 
     def next_result(self, timeout=TIMEOUT):
+        if self.held:
+            return self.held.pop(0)
         return self.results.get(timeout=timeout)
 
     def results_for(self, sub_id, count, timeout=TIMEOUT):
         """The next `count` results of one subscription (others are kept in order for later)."""
-        found, others = [], []
+        found = [item for item in self.held if item.get("id") == sub_id][:count]
+        for item in found:
+            self.held.remove(item)
         deadline = time.time() + timeout
         while len(found) < count:
             remaining = deadline - time.time()
@@ -143,14 +150,12 @@ class RTClient:
                 item = self.results.get(timeout=remaining)
             except queue.Empty:
                 break
-            (found if item.get("id") == sub_id else others).append(item)
-        for item in others:
-            self.results.put(item)
+            (found if item.get("id") == sub_id else self.held).append(item)
         return found
 
     def nothing_more(self, wait=0.7):
         time.sleep(wait)
-        leftovers = []
+        leftovers, self.held = self.held, []
         while not self.results.empty():
             leftovers.append(self.results.get_nowait())
         return leftovers
