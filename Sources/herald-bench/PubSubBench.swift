@@ -89,13 +89,17 @@ struct PubSubBench: ParsableCommand {
         let interval = 1.0 / Double(rate)
         let started = monotonicNanoseconds()
         var published = 0
+        // How long each publish took to be answered: a slow answer (the store's commit) delays every listener.
+        var answerTimes: [UInt64] = []
         while true {
             let due = started + UInt64(Double(published) * interval * 1e9)
             let now = monotonicNanoseconds()
             if now - started >= UInt64(seconds) * 1_000_000_000 { break }
             if due > now { usleep(useconds_t((due - now) / 1000)) }
             let body = #"{"message": {"t": \#(monotonicNanoseconds())}, "publishPolicy": "PUBSUB"}"#
+            let sent = monotonicNanoseconds()
             _ = try publishers[published % publishers.count].call("POST", "\(prefix)/messaging/\(channel)", body: body)
+            answerTimes.append(monotonicNanoseconds() - sent)
             published += 1
         }
         let publishEnded = monotonicNanoseconds()
@@ -107,9 +111,7 @@ struct PubSubBench: ParsableCommand {
         let latencies = reader.latencies().sorted()
         let delivered = latencies.count
         let span = Double(max(lastDelivery, publishEnded) - started) / 1e9
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1e6
-        }
+        func percentile(_ p: Double) -> Double { milliseconds(at: p, of: latencies) }
         print(
             String(
                 format:
@@ -117,8 +119,16 @@ struct PubSubBench: ParsableCommand {
                 subscribers, rt ? "RT listeners" : "SSE streams", streamPorts.count, published, rate, publishPorts.count, delivered,
                 expected, span, Double(delivered) / span,
                 percentile(0.5), percentile(0.99), percentile(1.0)))
+        answerTimes.sort()
+        func answer(_ p: Double) -> Double { milliseconds(at: p, of: answerTimes) }
+        print(String(format: "pubsub: publish answered in ms p50 %.2f p99 %.2f max %.2f", answer(0.5), answer(0.99), answer(1.0)))
         if delivered != expected { print("pubsub: MISSING \(expected - delivered) deliveries") }
     }
+}
+
+/// The `p` quantile of sorted nanosecond figures, in milliseconds (0 for none).
+func milliseconds(at p: Double, of sorted: [UInt64]) -> Double {
+    sorted.isEmpty ? 0 : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1e6
 }
 
 func monotonicNanoseconds() -> UInt64 {

@@ -81,8 +81,6 @@ final class SSEReader: @unchecked Sendable {
     func loop() {
         var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let marker = Array(#"{"t":"#.utf8)
-        let ready = Array("SUB_READY".utf8)
         while lock.withLock({ running }) {
             guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
             let now = monotonicNanoseconds()
@@ -95,41 +93,26 @@ final class SSEReader: @unchecked Sendable {
                     fds[index].fd = -1
                     continue
                 }
-                var data = carry[index]
-                data.append(contentsOf: buffer[..<count])
-                if !heads[index], data.count >= 12,
-                    data.starts(with: Array("HTTP/1.1 200".utf8)) || data.starts(with: Array("HTTP/1.1 101".utf8))
-                {
-                    heads[index] = true
-                    newHeads += 1
-                }
-                if let at = data.firstRange(of: ready) {
-                    newReadies += 1
-                    data.removeSubrange(at)
-                }
-                // Every complete `{"t":<digits>` in the data; an incomplete tail is kept for the next read.
-                var position = 0
-                var keepFrom = max(0, data.count - marker.count - 20)
-                while position + marker.count <= data.count {
-                    guard data[position] == marker[0], data[position..<(position + marker.count)].elementsEqual(marker) else {
-                        position += 1
-                        continue
+                if !heads[index], carry[index].count + count >= 12 {
+                    let start = carry[index] + buffer[..<min(count, 12)]
+                    if start.starts(with: Self.okHead) || start.starts(with: Self.switchedHead) {
+                        heads[index] = true
+                        newHeads += 1
                     }
-                    var end = position + marker.count
-                    var value: UInt64 = 0
-                    while end < data.count, data[end] >= 48, data[end] <= 57 {
-                        value = value * 10 + UInt64(data[end] - 48)
-                        end += 1
-                    }
-                    if end == data.count {
-                        keepFrom = position
-                        break
-                    }
-                    found.append(now > value ? now - value : 0)
-                    position = end
-                    keepFrom = max(keepFrom, end)
                 }
-                carry[index] = keepFrom < data.count ? Array(data[keepFrom...]) : []
+                // The read is scanned where it lies; only a short unfinished tail of the last read is copied
+                // in front of it (copying every read cost the reader more CPU than the server spent sending).
+                let scanned: Scan
+                if carry[index].isEmpty {
+                    scanned = buffer.withUnsafeBytes { Self.scan(UnsafeRawBufferPointer(rebasing: $0[..<count]), now: now, into: &found) }
+                    carry[index] = scanned.keepFrom < count ? Array(buffer[scanned.keepFrom..<count]) : []
+                } else {
+                    var data = carry[index]
+                    data.append(contentsOf: buffer[..<count])
+                    scanned = data.withUnsafeBytes { Self.scan($0, now: now, into: &found) }
+                    carry[index] = scanned.keepFrom < data.count ? Array(data[scanned.keepFrom...]) : []
+                }
+                newReadies += scanned.readies
             }
             if !found.isEmpty || newHeads > 0 || newReadies > 0 {
                 lock.withLock {
@@ -141,5 +124,69 @@ final class SSEReader: @unchecked Sendable {
             }
         }
         for descriptor in descriptors { close(descriptor) }
+    }
+
+    private static let okHead = Array("HTTP/1.1 200".utf8)
+    private static let switchedHead = Array("HTTP/1.1 101".utf8)
+    private static let marker = Array(#"{"t":"#.utf8)
+    private static let ready = Array("SUB_READY".utf8)
+
+    /// What one scan of received bytes found besides latencies: `SUB_READY`s, and where the unfinished tail starts.
+    struct Scan {
+        var readies = 0
+        var keepFrom = 0
+    }
+
+    /// Every complete `{"t":<digits>` in `bytes` (memchr/memcmp over the bytes in place) and every `SUB_READY`;
+    /// an incomplete marker or number at the end is left for the next read.
+    static func scan(_ bytes: UnsafeRawBufferPointer, now: UInt64, into found: inout [UInt64]) -> Scan {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return Scan() }
+        var result = Scan()
+        let count = bytes.count
+        // Bytes that may start a marker or a `SUB_READY` cut by the end of this read are kept, never one counted.
+        var keepFrom = max(0, count - ready.count + 1)
+        var from = 0
+        while let hit = find(ready, in: base, from: from, count: count) {
+            result.readies += 1
+            from = hit + ready.count
+            keepFrom = max(keepFrom, from)
+        }
+        var position = 0
+        while let at = find(marker, in: base, from: position, count: count, partial: true) {
+            guard at + marker.count <= count else {
+                keepFrom = min(keepFrom, at)
+                break
+            }
+            var end = at + marker.count
+            var value: UInt64 = 0
+            while end < count, case let digit = bytes[end], digit >= 48, digit <= 57 {
+                value = value * 10 + UInt64(digit - 48)
+                end += 1
+            }
+            if end == count {
+                keepFrom = at
+                break
+            }
+            found.append(now > value ? now - value : 0)
+            position = end
+            keepFrom = max(keepFrom, end)
+        }
+        result.keepFrom = min(keepFrom, count)
+        return result
+    }
+
+    /// Where `needle` next starts in `base[from..<count]` (memchr for its first byte, memcmp for the rest);
+    /// with `partial`, also a start whose needle the end of the bytes cuts short, if it matches so far.
+    static func find(_ needle: [UInt8], in base: UnsafeRawPointer, from: Int, count: Int, partial: Bool = false) -> Int? {
+        var position = from
+        while position < count, let hit = memchr(base + position, Int32(needle[0]), count - position) {
+            let at = base.distance(to: UnsafeRawPointer(hit))
+            let length = min(needle.count, count - at)
+            if (length == needle.count || partial), needle.withUnsafeBytes({ memcmp(base + at, $0.baseAddress!, length) }) == 0 {
+                return at
+            }
+            position = at + 1
+        }
+        return nil
     }
 }
