@@ -205,7 +205,7 @@ let package = Package(
         // The mock APNs server: a test fixture, usable in-process and as the `apns-mock` executable.
         .target(
             name: "APNsMock",
-            dependencies: mockDependencies,
+            dependencies: mockDependencies + [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "fixtures/apns-mock/Sources/APNsMock",
             swiftSettings: strict
         ),

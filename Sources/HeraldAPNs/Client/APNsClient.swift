@@ -11,8 +11,9 @@ public typealias APNsClientCounters = CurlCounters
 /// exactly one `APNsOutcome`, including when the client shuts down.
 public final class APNsClient: Sendable {
     public let configuration: APNsClientConfiguration
-    private let loop: CurlMultiLoop
-    private let providerToken: APNsProviderToken?
+    let loop: CurlMultiLoop
+    /// The cached provider token (token auth); a channel client can share it (`APNsChannelClient`).
+    public let providerToken: APNsProviderToken?
     private let headers = APNsHeaderLists()
     /// `https://api.push.apple.com/3/device/`: a send's URL is this and the device token, one concatenation.
     private let deviceURL: String

@@ -53,7 +53,8 @@ public struct APNsClientConfiguration: Sendable {
         var settings = CurlOptions(
             cleartext: environment.isCleartext, caFile: environment.caFile,
             connectTimeoutMilliseconds: CurlOptions.milliseconds(connectTimeout),
-            requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout), capturedHeaders: ["apns-id", "apns-unique-id"])
+            requestTimeoutMilliseconds: CurlOptions.milliseconds(requestTimeout),
+            capturedHeaders: ["apns-id", "apns-unique-id", "apns-request-id"])
         // APNs's stream limits: one stream on a new connection until a request succeeds, and one after a
         // rejected notification until the next success (see CurlOptions).
         settings.narrowUntilAccepted = true
