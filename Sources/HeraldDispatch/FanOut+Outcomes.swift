@@ -40,13 +40,24 @@ extension FanOut {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send))
             }
         case .removeToken(let since):
+            let liveActivity = message.liveActivity != nil
             state.progress.record(
                 page: page,
                 .removed(
                     TokenRemoval(
                         deviceKey: recipient.key, deviceToken: recipient.deviceToken,
                         invalidSince: since.map(Timestamp.init(milliseconds:)),
-                        reason: reason, provider: provider)), provider: provider, device: device, reason: reason)
+                        reason: reason, provider: provider, liveActivity: liveActivity)), provider: provider, device: device, reason: reason
+            )
+        case .deactivateToken where message.liveActivity != nil:
+            // A Live Activity token APNs refuses is of no use, but the device's own token may be fine: the
+            // Live Activity token goes, the device stays switched on.
+            state.progress.record(
+                page: page,
+                .removed(
+                    TokenRemoval(
+                        deviceKey: recipient.key, deviceToken: recipient.deviceToken, invalidSince: nil, reason: reason,
+                        provider: provider, liveActivity: true)), provider: provider, device: device, reason: reason)
         case .deactivateToken:
             state.progress.record(
                 page: page,

@@ -51,7 +51,8 @@ extension FanOut {
                         app: message.app,
                         filter: RecipientFilter(
                             channel: message.channel, devices: message.singlecast, systems: systems,
-                            upTo: claimed.upTo, segment: message.segment, audience: message.audience),
+                            upTo: claimed.upTo, segment: message.segment, audience: message.audience,
+                            liveActivity: message.liveActivity),
                         after: cursor, limit: settings.pageSize, now: context.clock.now)
                 } catch {
                     state.withLock { $0.error = error }

@@ -182,7 +182,7 @@ final class SSEReader: @unchecked Sendable {
         while position < count, let hit = memchr(base + position, Int32(needle[0]), count - position) {
             let at = base.distance(to: UnsafeRawPointer(hit))
             let length = min(needle.count, count - at)
-            if (length == needle.count || partial), needle.withUnsafeBytes({ memcmp(base + at, $0.baseAddress!, length) }) == 0 {
+            if length == needle.count || partial, needle.withUnsafeBytes({ memcmp(base + at, $0.baseAddress!, length) }) == 0 {
                 return at
             }
             position = at + 1

@@ -62,7 +62,9 @@ import Testing
         #expect(aps["stale-date"] as? Int == 1_800_000_600)
         #expect(aps["dismissal-date"] as? Int == 1_800_000_000)
         #expect(end.priority == 10)
-        #expect(try self.aps(try event(#"{"event":"update","attributesType":"T","contentState":{},"staleDate":1800000060}"#))["stale-date"] as? Int == 1_800_000_060)
+        #expect(
+            try self.aps(try event(#"{"event":"update","attributesType":"T","contentState":{},"staleDate":1800000060}"#))["stale-date"]
+                as? Int == 1_800_000_060)
     }
 
     @Test func anUpdateOrEndMayNameOneActivity() throws {
@@ -78,7 +80,10 @@ import Testing
         (#"{"event":"update","attributesType":"T"}"#, 8007, "contentState"),
         (#"{"event":"start","attributesType":"T","attributes":{},"contentState":{}}"#, 8007, "alert"),
         (#"{"event":"start","attributesType":"T","alert":{"title":"x"},"contentState":{}}"#, 8007, "attributes"),
-        (#"{"event":"start","attributesType":"T","activityId":"a","alert":{"title":"x"},"attributes":{},"contentState":{}}"#, 8008, "activityId"),
+        (
+            #"{"event":"start","attributesType":"T","activityId":"a","alert":{"title":"x"},"attributes":{},"contentState":{}}"#, 8008,
+            "activityId"
+        ),
         (#"{"event":"update","attributesType":"T","contentState":{},"attributes":{}}"#, 8008, "attributes"),
         (#"{"event":"update","attributesType":"T","contentState":{},"inputPushToken":true}"#, 8008, "inputPushToken"),
         (#"{"event":"update","attributesType":"T","contentState":{},"dismissalDate":1800000000}"#, 8008, "dismissalDate"),

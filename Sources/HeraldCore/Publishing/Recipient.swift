@@ -13,12 +13,16 @@ public struct RecipientFilter: Sendable, Equatable {
     public var upTo: Int64?
     /// Only devices that match it.
     public var segment: Segment?
+    /// A Live Activity publish: each matching device's Live Activity tokens of the target instead of its
+    /// own token (one recipient per token, so a device with two activities of the type is two recipients).
+    public var liveActivity: LiveActivityTarget?
 
     public init(
         channel: ChannelName, devices: [String]?, systems: [DeviceOS], upTo: Int64? = nil, segment: Segment? = nil,
-        audience: [ChannelName]? = nil
+        audience: [ChannelName]? = nil, liveActivity: LiveActivityTarget? = nil
     ) {
         self.channel = channel
+        self.liveActivity = liveActivity
         self.audience = audience
         self.devices = devices
         self.systems = systems

@@ -211,13 +211,20 @@ public struct TokenRemoval: Sendable, Equatable {
     public var reason: String?
     /// The service that said so, for the counts by provider.
     public var provider: PushProvider
+    /// The token is one of the device's Live Activity tokens (push-to-start or an activity's): that token
+    /// goes, not the device.
+    public var liveActivity: Bool
 
-    public init(deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil, provider: PushProvider) {
+    public init(
+        deviceKey: Int64, deviceToken: String, invalidSince: Timestamp?, reason: String? = nil, provider: PushProvider,
+        liveActivity: Bool = false
+    ) {
         self.deviceKey = deviceKey
         self.deviceToken = deviceToken
         self.invalidSince = invalidSince
         self.reason = reason
         self.provider = provider
+        self.liveActivity = liveActivity
     }
 }
 

@@ -133,6 +133,12 @@ extension SQLMessageStore {
             var removed: Int64 = 0
             // In key order, as the sweep locks devices (`StoreDialect.lockDevices`), so the two cannot deadlock.
             for removal in checkpoint.remove.sorted(by: { $0.deviceKey < $1.deviceKey }) {
+                if removal.liveActivity {
+                    let rows = try await LiveActivityTokens.delete(db, deviceKey: removal.deviceKey, token: removal.deviceToken)
+                    removed += Int64(rows)
+                    byProvider[removal.provider, default: ProviderCounts()].tokensRemoved += Int64(rows)
+                    continue
+                }
                 // Registrations go with the device (ON DELETE CASCADE). With the history on, its key is kept
                 // whatever its history holds yet: other fan-outs reaching it may still write some.
                 let rows = try await RetiredDeviceKeys.deleteDevices(

@@ -148,12 +148,13 @@ public struct SQLMessageStore: MessageStore {
         let segment = try message.segment.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let contents = message.contents?.encoded()
         let audience = try message.audience.map { String(decoding: try JSONEncoder().encode($0.map(\.rawValue)), as: UTF8.self) }
+        let liveActivity = message.liveActivity.map(SortedJSON.text)
         return """
             INSERT INTO messages (id, app_id, channel, publisher_id, policy, broadcast, singlecast, segment, contents,
-                template_name, audience_channels, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
+                template_name, audience_channels, live_activity, pubsub, fed_occurrences, publish_at, repeat_every, repeat_expires_at, status, due_at, created_at, updated_at)
             VALUES (\(bind: message.id), \(bind: message.app), \(bind: message.channel.rawValue), \(bind: message.publisherId),
                 \(bind: message.policy.rawValue), \(bind: message.broadcast.rawValue), \(bind: singlecast), \(bind: segment),
-                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: pubsub), \(bind: fed ? 1 : 0),
+                \(bind: contents), \(bind: message.templateName), \(bind: audience), \(bind: liveActivity), \(bind: pubsub), \(bind: fed ? 1 : 0),
                 \(bind: message.schedule.publishAt?.milliseconds), \(bind: message.schedule.repeatEverySeconds),
                 \(bind: message.schedule.repeatExpiresAt?.milliseconds), \(bind: status.rawValue),
                 \(bind: message.dueAt?.milliseconds), \(bind: now.milliseconds), \(bind: now.milliseconds))
@@ -253,6 +254,8 @@ public struct SQLMessageStore: MessageStore {
             pubsub: try row.decode(column: "pubsub", as: String?.self).map(PubSubContent.init(decoding:)),
             templateName: try row.decode(column: "template_name", as: String?.self),
             audience: audience,
+            liveActivity: try row.decode(column: "live_activity", as: String?.self)
+                .map { try JSONDecoder().decode(LiveActivityTarget.self, from: Data($0.utf8)) },
             schedule: PublishSchedule(
                 publishAt: try timestamp("publish_at"),
                 repeatEverySeconds: try row.decode(column: "repeat_every", as: Int64?.self),

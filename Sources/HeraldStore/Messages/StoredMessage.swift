@@ -21,6 +21,8 @@ public struct StoredMessage: Sendable, Equatable {
     /// A template's audience when it is not one channel: devices in any of these channels (each once),
     /// every device of the app when empty. Nil: the devices of `channel`.
     public var audience: [ChannelName]?
+    /// A Live Activity publish: the activity tokens it goes to instead of the devices' own tokens.
+    public var liveActivity: LiveActivityTarget?
     public var schedule: PublishSchedule
     public var status: MessageStatus
     public var errorMessage: String?
@@ -35,7 +37,7 @@ public struct StoredMessage: Sendable, Equatable {
         id: String, app: String, channel: ChannelName, publisherId: String? = nil, policy: PublishPolicy = .both,
         broadcast: PushBroadcast = .all, singlecast: [String]? = nil, segment: Segment? = nil, contents: MessageContents?,
         pubsub: PubSubContent? = nil, templateName: String? = nil, audience: [ChannelName]? = nil,
-        schedule: PublishSchedule = PublishSchedule(),
+        liveActivity: LiveActivityTarget? = nil, schedule: PublishSchedule = PublishSchedule(),
         status: MessageStatus = .scheduled, errorMessage: String? = nil,
         dueAt: Timestamp?, occurrences: Int64 = 0, deliveries: DeliveryCounts = DeliveryCounts(),
         createdAt: Timestamp
@@ -52,6 +54,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.pubsub = pubsub
         self.templateName = templateName
         self.audience = audience
+        self.liveActivity = liveActivity
         self.schedule = schedule
         self.status = status
         self.errorMessage = errorMessage

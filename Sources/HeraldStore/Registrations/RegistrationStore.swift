@@ -5,7 +5,7 @@ import HeraldCore
 ///
 /// Every method that takes `now` treats registrations whose expiration is at or before it as gone,
 /// whether or not a sweep has removed them yet.
-public protocol RegistrationStore: Sendable {
+public protocol RegistrationStore: LiveActivityStore {
     /// Upserts the device and its listed channels (additive per channel). Durable when it returns.
     func register(app: String, _ request: RegistrationRequest, now: Timestamp) async throws -> RegistrationReceipt
 

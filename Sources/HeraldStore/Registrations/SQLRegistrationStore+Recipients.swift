@@ -79,13 +79,15 @@ extension SQLRegistrationStore {
                     ORDER BY r.device_id
                     """, columns: columns)
             }
-            return try Self.keysetPage(rows, limit: limit) { row, key in
+            let page = try Self.keysetPage(rows, limit: limit) { row, key in
                 try row.text(1).map { deviceId in
                     Recipient(
                         key: key, deviceId: deviceId, deviceToken: try row.requiredText(2),
                         os: try DeviceOS(parsing: try row.requiredText(3)))
                 }
             }
+            guard let target = filter.liveActivity else { return page }
+            return try await Self.liveActivityRecipients(db, page, target: target, now: now)
         }
     }
 }
