@@ -76,6 +76,7 @@ public final class HeraldMetrics: Sendable {
     /// What a sweep removed.
     public enum SweepKind: String, Sendable, CaseIterable {
         case registrations, history, messages, channels
+        case liveActivities = "live_activities"
     }
 
     private let factory: any MetricsFactory

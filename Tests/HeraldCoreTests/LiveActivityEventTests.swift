@@ -36,6 +36,7 @@ import Testing
         #expect(parsed.priority == 5)
         let aps = try aps(parsed)
         #expect(aps["event"] as? String == "start")
+        #expect(aps["attributes-type"] as? String == "MatchAttributes")
         #expect(aps["timestamp"] as? Int == 1_800_000_000)
         #expect(aps["input-push-token"] as? Int == 1)
         #expect((aps["attributes"] as? [String: Any])?["home"] as? String == "Lyon")
@@ -51,6 +52,7 @@ import Testing
     @Test func anUpdateNeverCarriesInputPushChannel() throws {
         let update = try event(#"{"event":"update","attributesType":"T","contentState":{"s":1}}"#)
         #expect(try aps(update, channel: "abc")["input-push-channel"] == nil)
+        #expect(try aps(update)["attributes-type"] == nil)
     }
 
     @Test func datesAreEpochSecondsWhateverForm() throws {

@@ -103,9 +103,9 @@ import Testing
             #expect(a.endedAt == ended && a.expiresAt == ended.adding(milliseconds: 4 * 3_600_000))
             // Five hours after the end A is gone from the recipients and the sweeper deletes it; B runs on.
             let sweep = ended.adding(milliseconds: 5 * 3_600_000)
-            #expect(try await store.deleteExpiredActivities(now: sweep, limit: 100) == 1)
+            #expect(try await store.deleteExpiredActivities(now: sweep, limit: 100, app: "shop") == 1)
             #expect(try await store.liveActivities(app: "shop", deviceId: "d1", now: sweep)?.activities.map(\.activityId) == ["B"])
-            #expect(try await store.deleteExpiredActivities(now: t0.adding(milliseconds: 12 * 3_600_000), limit: 100) == 1)
+            #expect(try await store.deleteExpiredActivities(now: t0.adding(milliseconds: 12 * 3_600_000), limit: 100, app: nil) == 1)
         }
     }
 

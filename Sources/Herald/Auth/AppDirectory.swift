@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldAPNs
 import HeraldCore
 
 /// Which app ids and API keys exist and what role each key has; every app route asks it first.
@@ -9,6 +10,8 @@ public struct AppDirectory: Sendable {
     private let adminKeyHashes: [String: Set<String>]
     /// Each app's additions to the checks of its devices' tokens (`AppConfiguration.tokenRules`).
     private let tokenRules: [String: DeviceToken.Rules]
+    /// Each app's APNs block, for what depends on how it authenticates (Live Activities need token auth).
+    private let apns: [String: APNsAppConfiguration]
 
     /// The first path segments Herald serves outside any app: no app may take one as its id.
     public static let reserved: Set<String> = ["console", "health", "ready", "metrics", "openapi.json"]
@@ -35,6 +38,7 @@ public struct AppDirectory: Sendable {
         }
         self.keysByApp = keysByApp
         tokenRules = Dictionary(apps.map { ($0.id, $0.tokenRules) }, uniquingKeysWith: { first, _ in first })
+        apns = Dictionary(apps.compactMap { app in app.apns.map { (app.id, $0) } }, uniquingKeysWith: { first, _ in first })
         adminKeyHashes = keysByApp.mapValues { keys in Set(keys.filter { $0.value == .admin }.keys.map(Self.hash)) }
     }
 
@@ -45,6 +49,9 @@ public struct AppDirectory: Sendable {
 
     /// How `app`'s devices' tokens are checked at registration.
     func tokenRules(app: String) -> DeviceToken.Rules { tokenRules[app] ?? DeviceToken.Rules() }
+
+    /// `app`'s APNs block, if it has one.
+    func apns(app: String) -> APNsAppConfiguration? { apns[app] }
 
     /// Whether `app` still has an admin key with this hash.
     func hasAdminKey(app: String, hash: String) -> Bool { adminKeyHashes[app]?.contains(hash) == true }

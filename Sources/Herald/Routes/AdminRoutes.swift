@@ -20,6 +20,7 @@ struct AdminRoutes {
                 "historyPruned": .integer(Int64(report.historyPruned)),
                 "messagesPruned": .integer(Int64(report.messagesPruned)),
                 "channelsRemoved": .integer(Int64(report.channelsRemoved)),
+                "liveActivitiesRemoved": .integer(Int64(report.liveActivitiesRemoved)),
                 "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
             ]))
     }

@@ -15,6 +15,7 @@ struct MessageRoutes {
     let clock: any WallClock
     let dispatcher: Dispatcher?
     let metrics: HeraldMetrics
+    let liveActivities: LiveActivityPublish
 
     func add(to router: Router<HeraldRequestContext>) {
         // One parameter name for the segment: POST names a channel, GET and DELETE a message id.
@@ -54,6 +55,12 @@ struct MessageRoutes {
             if try AppScope.parameter("target", context) == PushTemplateRoutes.pushSegment {
                 context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
                 return try await templates.push(request, context, name: try AppScope.parameter("second", context))
+            }
+            if try AppScope.parameter("second", context) == LiveActivityPublish.segment {
+                context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
+                let channel = try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
+                let id = try await liveActivities.publish(try await JSONBody.read(request), app: try context.appId(), channel: channel)
+                return Self.accepted(id)
             }
             guard try AppScope.parameter("second", context) == PubSubRoutes.subscribeSegment else { throw HeraldFault.noSuchRoute }
             context.caller = try AppScope.authorize(context, apps: apps, requires: .client)

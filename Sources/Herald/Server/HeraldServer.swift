@@ -57,7 +57,8 @@ public enum HeraldServer {
         templateRoutes.add(to: router)
         let messageRoutes = MessageRoutes(
             messages: messages, templates: templateRoutes, pubsub: pubsub, apps: apps, clock: clock, dispatcher: dispatcher,
-            metrics: metrics)
+            metrics: metrics,
+            liveActivities: LiveActivityPublish(messages: messages, store: store, apps: apps, clock: clock, dispatcher: dispatcher))
         messageRoutes.add(to: router)
         pubsub.add(to: router)
         // The Java/Android SDK's AMF calls, through the routes above.
@@ -69,6 +70,7 @@ public enum HeraldServer {
         ).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
+        LiveActivityTokenRoutes(store: store, apps: apps, clock: clock).add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
         console?.add(to: router)
         rt?.add(to: router)

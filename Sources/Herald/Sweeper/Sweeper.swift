@@ -26,6 +26,8 @@ public struct Sweeper: Sendable {
         public var messagesPruned: Int = 0
         /// Channels deleted after `sweeper.emptyChannelDays` without registrations.
         public var channelsRemoved: Int = 0
+        /// Live Activities forgotten once Apple no longer shows them (`LiveActivityLifetime`).
+        public var liveActivitiesRemoved: Int = 0
     }
 
     /// Finished messages the sweep deletes, after `days`.
@@ -126,6 +128,12 @@ public struct Sweeper: Sendable {
             channelsRemoved = try await store.removeEmptyChannels(
                 emptySince: now.adding(milliseconds: -Int64(emptyChannelDays * 86_400_000)), now: now, batchSize: batchSize, app: app)
         }
+        var liveActivitiesRemoved = 0
+        while true {
+            let deleted = try await store.deleteExpiredActivities(now: now, limit: batchSize, app: app)
+            liveActivitiesRemoved += deleted
+            if deleted < batchSize { break }
+        }
         var pruned = 0
         if let history {
             pruned = try await history.registry.pruneHistory(
@@ -140,12 +148,15 @@ public struct Sweeper: Sendable {
         let duration = ContinuousClock.now - start
         metrics.swept(
             trigger: trigger,
-            removed: [.registrations: removed, .history: pruned, .messages: messagesPruned, .channels: channelsRemoved],
+            removed: [
+                .registrations: removed, .history: pruned, .messages: messagesPruned, .channels: channelsRemoved,
+                .liveActivities: liveActivitiesRemoved,
+            ],
             duration: duration)
         let (seconds, attoseconds) = duration.components
         let report = Report(
             removed: removed, durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, historyPruned: pruned,
-            messagesPruned: messagesPruned, channelsRemoved: channelsRemoved)
+            messagesPruned: messagesPruned, channelsRemoved: channelsRemoved, liveActivitiesRemoved: liveActivitiesRemoved)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [
@@ -154,6 +165,7 @@ public struct Sweeper: Sendable {
                 "herald.sweep.historyPruned": "\(pruned)",
                 "herald.sweep.messagesPruned": "\(messagesPruned)",
                 "herald.sweep.channelsRemoved": "\(channelsRemoved)",
+                "herald.sweep.liveActivitiesRemoved": "\(liveActivitiesRemoved)",
                 "herald.sweep.durationMs": "\(report.durationMilliseconds)",
             ])
         return report

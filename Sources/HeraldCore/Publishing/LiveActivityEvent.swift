@@ -98,11 +98,15 @@ public struct LiveActivityEvent: Sendable, Equatable, Codable {
     public func payload(timestamp: Timestamp, inputPushChannel: String?) -> [UInt8] {
         var aps = aps
         aps["timestamp"] = .integer(timestamp.milliseconds / 1000)
-        if kind == .start, let inputPushChannel { aps["input-push-channel"] = .string(inputPushChannel) }
+        if kind == .start {
+            // The type the device starts an activity of; updates and ends find theirs by token.
+            aps["attributes-type"] = .string(attributesType)
+            if let inputPushChannel { aps["input-push-channel"] = .string(inputPushChannel) }
+        }
         return Array(SortedJSON.text(JSONValue.object(["aps": .object(aps)])).utf8)
     }
 
-    static let attributesTypeLimit = 128
+    public static let attributesTypeLimit = 128
 
     /// Which keys each event may and must carry (Apple's key table).
     static func checkKinds(_ kind: Kind, _ aps: [String: JSONValue]) throws(HeraldFault) {

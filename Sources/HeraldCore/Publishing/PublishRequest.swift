@@ -68,7 +68,7 @@ public struct PublishRequest: Sendable, Equatable {
         }
     }
 
-    static func singlecast(_ value: JSONValue?) throws(HeraldFault) -> [DeviceID]? {
+    public static func singlecast(_ value: JSONValue?) throws(HeraldFault) -> [DeviceID]? {
         let items: [JSONValue]
         switch value {
         case nil, .null: return nil

@@ -19,16 +19,17 @@ public struct DeviceToken: Sendable, Hashable {
         os == .web ? WebPushSubscription.maxTokenLength : Limits.deviceToken
     }
 
-    public init(validating token: String, os: DeviceOS, rules: Rules = Rules()) throws(HeraldFault) {
-        try Limits.check("deviceToken", token, limit: Self.limit(for: os))
-        if token.isEmpty { throw .missingParameter("deviceToken") }
-        try Limits.checkPrintable("deviceToken", token)
+    /// Checks a token for `os`; `property` names it in a fault (a Live Activity token is a body's `token`).
+    public init(validating token: String, os: DeviceOS, rules: Rules = Rules(), property: String = "deviceToken") throws(HeraldFault) {
+        try Limits.check(property, token, limit: Self.limit(for: os))
+        if token.isEmpty { throw .missingParameter(property) }
+        try Limits.checkPrintable(property, token)
         if os.usesHexTokens {
             let isHex = token.allUTF8Bytes { byte in
                 (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 70) || (byte >= 97 && byte <= 102)
             }
             guard isHex, token.utf8.count % 2 == 0 else {
-                throw .invalidParameter("deviceToken", "an \(os.rawValue) token must be hexadecimal with an even number of digits")
+                throw .invalidParameter(property, "an \(os.rawValue) token must be hexadecimal with an even number of digits")
             }
             self.rawValue = token.lowercased()
         } else {

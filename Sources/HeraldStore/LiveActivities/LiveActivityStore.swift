@@ -20,8 +20,8 @@ public protocol LiveActivityStore: Sendable {
     func endActivity(app: String, activityId: String, attributesType: String, now: Timestamp, dismissal: Timestamp?) async throws -> Bool
     /// The device's tokens, or nil when the app has no such device.
     func liveActivities(app: String, deviceId: String, now: Timestamp) async throws -> DeviceLiveActivities?
-    /// Deletes up to `limit` activities past their expiry (of every app); returns how many.
-    func deleteExpiredActivities(now: Timestamp, limit: Int) async throws -> Int
+    /// Deletes up to `limit` activities past their expiry, of every app or (`app` set) of one; returns how many.
+    func deleteExpiredActivities(now: Timestamp, limit: Int, app: String?) async throws -> Int
 }
 
 /// What storing a Live Activity token did.

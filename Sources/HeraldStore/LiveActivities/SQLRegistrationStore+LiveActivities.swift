@@ -130,12 +130,14 @@ extension SQLRegistrationStore {
         }
     }
 
-    public func deleteExpiredActivities(now: Timestamp, limit: Int) async throws -> Int {
-        try await backend.write { db in
+    public func deleteExpiredActivities(now: Timestamp, limit: Int, app: String?) async throws -> Int {
+        let ofApp: SQLQueryString = app.map { " AND device_key IN (SELECT id FROM devices WHERE app_id = \(bind: $0))" } ?? ""
+        return try await backend.write { db in
             try await db.raw(
                 """
                 DELETE FROM live_activities WHERE id IN (
-                    SELECT id FROM live_activities WHERE expires_at <= \(bind: now.milliseconds) ORDER BY expires_at LIMIT \(bind: limit))
+                    SELECT id FROM live_activities WHERE expires_at <= \(bind: now.milliseconds)\(ofApp)
+                    ORDER BY expires_at LIMIT \(bind: limit))
                 RETURNING id
                 """
             ).all().count

@@ -23,7 +23,10 @@ import Testing
             let swept = try await h.client.call(.post, "/shop/k-admin/admin/sweep")
             #expect(swept.status == .ok)
             #expect(swept.body["removed"] == .integer(5))
-            #expect(Set(swept.body.keys) == ["removed", "historyPruned", "messagesPruned", "channelsRemoved", "durationMs"])
+            #expect(
+                Set(swept.body.keys) == [
+                    "removed", "historyPruned", "messagesPruned", "channelsRemoved", "liveActivitiesRemoved", "durationMs",
+                ])
             #expect(try await h.client.call(.get, register + "/e0").body.code == 5000)
             #expect(try await h.client.call(.get, register + "/keep").status == .ok)
             #expect(try await h.client.call(.get, "/shop/k-admin/messaging/channels").body[0]?["registrations"] == .integer(1))
