@@ -57,6 +57,9 @@ extension Dispatcher {
         if needed.isEmpty { return .completed }
         let configured = needed.filter { clients.isConfigured($0, for: message.app) }
         if configured.isEmpty { return .aborted(ProviderClients.Unavailable.noCredentials(message.app, needed).description) }
+        if let broadcast = message.liveActivity?.broadcast, let apns = contents.apns {
+            return try await broadcastOnce(claimed, broadcast, payload: apns.payload, priority: apns.priority ?? 5, logger: logger)
+        }
         var senders: [PushProvider: any MessageSender] = [:]
         var maxInFlight = 0
         for provider in configured {

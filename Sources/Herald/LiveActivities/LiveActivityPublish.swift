@@ -12,6 +12,8 @@ struct LiveActivityPublish {
     let apps: AppDirectory
     let clock: any WallClock
     let dispatcher: Dispatcher?
+    /// The app's APNs broadcast channels and their bindings (nil: no database to keep them in).
+    let channels: BroadcastChannelStore?
 
     /// The route's last segment, after the channel.
     static let segment = "live-activity"
@@ -27,13 +29,26 @@ struct LiveActivityPublish {
         let singlecast = try PublishRequest.singlecast(members["pushSinglecast"])
         let segment = try Segment.parse(members["segment"])
         let now = clock.now
+        // A channel bound to an APNs broadcast channel: an update or end to the whole channel is one
+        // broadcast; a start carries the channel's id so the started activities follow it.
+        var target = event.target
+        var inputPushChannel: String?
+        if singlecast == nil, segment == nil, event.activityId == nil, let bound = try await channels?.bound(app: app, channel: channel) {
+            if event.kind == .start {
+                inputPushChannel = bound.channelId
+            } else {
+                target.broadcast = LiveActivityTarget.Broadcast(channelId: bound.channelId, storagePolicy: bound.storagePolicy)
+            }
+        }
+        let payload = event.payload(timestamp: now, inputPushChannel: inputPushChannel)
+        let limit = target.broadcast == nil ? LiveActivityEvent.payloadLimit : LiveActivityEvent.broadcastPayloadLimit
+        if payload.count > limit { throw HeraldFault.tooLong(property: "payload", length: payload.count, limit: limit) }
         let content = APNsContent(
-            payload: event.payload(timestamp: now, inputPushChannel: nil), pushType: APNsPushType.liveactivity.rawValue,
-            priority: event.priority, expiration: nil, collapseId: nil)
+            payload: payload, pushType: APNsPushType.liveactivity.rawValue, priority: event.priority, expiration: nil, collapseId: nil)
         let message = StoredMessage(
             id: MessageRoutes.newMessageID(), app: app, channel: channel, policy: .push, broadcast: .ios,
             singlecast: singlecast?.map(\.rawValue), segment: segment, contents: MessageContents(apns: content),
-            liveActivity: event.target, dueAt: now, createdAt: now)
+            liveActivity: target, dueAt: now, createdAt: now)
         if event.kind == .end, let activityId = event.activityId {
             // The one activity's token is kept only as long as Apple shows the ended activity.
             let dismissal = event.aps["dismissal-date"].flatMap { value -> Timestamp? in

@@ -36,7 +36,7 @@ public enum HeraldServer {
         readiness: Readiness, metrics: HeraldMetrics,
         metricsRoute: MetricsRoutes?, deviceCheck: DeviceCheckClients, cors: CORSPolicy = CORSPolicy(apps: []),
         console: ConsoleRoutes? = nil, http: HeraldConfiguration.HTTP = HeraldConfiguration.HTTP(), rt: RTRoutes? = nil,
-        logger: Logger = Logger(label: "herald")
+        broadcastChannels: BroadcastChannelStore? = nil, logger: Logger = Logger(label: "herald")
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -58,7 +58,8 @@ public enum HeraldServer {
         let messageRoutes = MessageRoutes(
             messages: messages, templates: templateRoutes, pubsub: pubsub, apps: apps, clock: clock, dispatcher: dispatcher,
             metrics: metrics,
-            liveActivities: LiveActivityPublish(messages: messages, store: store, apps: apps, clock: clock, dispatcher: dispatcher))
+            liveActivities: LiveActivityPublish(
+                messages: messages, store: store, apps: apps, clock: clock, dispatcher: dispatcher, channels: broadcastChannels))
         messageRoutes.add(to: router)
         pubsub.add(to: router)
         // The Java/Android SDK's AMF calls, through the routes above.
@@ -71,6 +72,7 @@ public enum HeraldServer {
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         LiveActivityTokenRoutes(store: store, apps: apps, clock: clock).add(to: router)
+        if let broadcastChannels { LiveActivityChannelRoutes(channels: broadcastChannels, apps: apps, clock: clock).add(to: router) }
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
         console?.add(to: router)
         rt?.add(to: router)
@@ -205,7 +207,8 @@ public enum HeraldServer {
                         console.live = ConsoleLiveSubscribers(hub: hub, rt: rtHandler)
                         return console
                     } : nil,
-                http: configuration.http, rt: rtRoutes, logger: logger),
+                http: configuration.http, rt: rtRoutes, broadcastChannels: pubsub.backend.map(BroadcastChannelStore.init),
+                logger: logger),
             server: HTTPServerBuilder { responder in
                 HeraldChannel(
                     upgradable: HTTP1WebSocketUpgradeChannel(

@@ -16,6 +16,7 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
             Setting("topic"),
             Setting("url", .url),
             Setting("caFile", .file),
+            Setting("manageUrl", .url),
             Setting("teamId"),
             Setting("keyId"),
             Setting("privateKeyFile"),
@@ -26,8 +27,9 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
     public enum Environment: Sendable, Equatable {
         case production
         case development
-        /// Any APNs-like server (the mock): its URL and the CA that signed its certificate.
-        case custom(url: String, caFile: String?)
+        /// Any APNs-like server (the mock): its URL and the CA that signed its certificate, and where its
+        /// broadcast channel management host is (nil: it has none).
+        case custom(url: String, caFile: String?, manageURL: String? = nil)
     }
 
     public enum Authentication: Sendable, Equatable {
@@ -69,7 +71,7 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
             guard let url = try values.string("url") else {
                 throw SettingError("environment 'custom' needs a url (\(values.path).url)")
             }
-            environment = .custom(url: url, caFile: try values.string("caFile"))
+            environment = .custom(url: url, caFile: try values.string("caFile"), manageURL: try values.string("manageUrl"))
         case "development": environment = .development
         default: environment = .production
         }
@@ -114,10 +116,26 @@ public struct APNsAppConfiguration: ConfigurationBlock, Equatable {
             switch environment {
             case .production: .production
             case .development: .development
-            case .custom(let url, let caFile): .custom(url: url, caFile: caFile)
+            case .custom(let url, let caFile, _): .custom(url: url, caFile: caFile)
             }
         return APNsClientConfiguration(
             environment: target, credentials: credentials, connections: connections,
             streamsPerConnection: streamsPerConnection, idleReconnect: .seconds(idleReconnectSeconds), clock: clock)
+    }
+
+    /// Where the app's broadcast channels are managed: Apple's host for its environment, or a custom
+    /// environment's `manageUrl`; nil for a custom environment without one.
+    public var channelClientConfiguration: APNsChannelClientConfiguration? {
+        switch environment {
+        case .production: APNsChannelClientConfiguration(baseURL: APNsChannelClientConfiguration.productionURL)
+        case .development: APNsChannelClientConfiguration(baseURL: APNsChannelClientConfiguration.sandboxURL)
+        case .custom(_, let caFile, let manageURL): manageURL.map { APNsChannelClientConfiguration(baseURL: $0, caFile: caFile) }
+        }
+    }
+
+    /// A provider token of the app's own for its channel management requests; nil with certificate auth.
+    public func channelProviderToken(clock: any WallClock = SystemClock()) throws -> APNsProviderToken? {
+        guard case .token(let teamID, let keyID, let file) = authentication else { return nil }
+        return APNsProviderToken(key: try APNsSigningKey(keyID: keyID, teamID: teamID, p8File: file), clock: clock)
     }
 }

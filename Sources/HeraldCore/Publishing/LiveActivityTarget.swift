@@ -6,11 +6,26 @@ public struct LiveActivityTarget: Sendable, Hashable, Codable {
     public var kind: LiveActivityEvent.Kind
     public var attributesType: String
     public var activityId: String?
+    /// An update or end to a Herald channel bound to an APNs broadcast channel: one broadcast request to
+    /// that channel instead of a push per token.
+    public var broadcast: Broadcast?
 
-    public init(kind: LiveActivityEvent.Kind, attributesType: String, activityId: String? = nil) {
+    /// The APNs broadcast channel an event goes to.
+    public struct Broadcast: Sendable, Hashable, Codable {
+        public var channelId: String
+        public var storagePolicy: Int
+
+        public init(channelId: String, storagePolicy: Int) {
+            self.channelId = channelId
+            self.storagePolicy = storagePolicy
+        }
+    }
+
+    public init(kind: LiveActivityEvent.Kind, attributesType: String, activityId: String? = nil, broadcast: Broadcast? = nil) {
         self.kind = kind
         self.attributesType = attributesType
         self.activityId = activityId
+        self.broadcast = broadcast
     }
 
     /// A start goes to push-to-start tokens; an update or end to activities' update tokens.

@@ -36,6 +36,19 @@ extension Schema {
                 "CREATE INDEX live_activities_by_expiry ON live_activities (expires_at)",
                 // A Live Activity publish's event target (JSON `LiveActivityTarget`); NULL for every other message.
                 "ALTER TABLE messages ADD COLUMN live_activity TEXT",
+                // The app's APNs broadcast channels (Apple's ids, made through Apple's channel management API),
+                // each bound to at most one Herald channel and a Herald channel to at most one of them.
+                """
+                CREATE TABLE apns_channels (
+                    app_id TEXT NOT NULL,
+                    channel_id TEXT NOT NULL,
+                    storage_policy INTEGER NOT NULL,
+                    bound_channel TEXT,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (app_id, channel_id)
+                )
+                """,
+                "CREATE UNIQUE INDEX apns_channels_bound ON apns_channels (app_id, bound_channel)",
             ]
         }
     ]

@@ -94,7 +94,8 @@ import Testing
                 sweeper: Sweeper(store: store, clock: clock, batchSize: 100, logger: logger), dispatcher: nil,
                 readiness: Readiness(backend: backend), metrics: .disabled,
                 metricsRoute: MetricsRoutes(exporter: MetricsExporter(), bearerToken: nil),
-                deviceCheck: DeviceCheckClients(apps: TestHerald.apps, clock: clock, logger: logger))
+                deviceCheck: DeviceCheckClients(apps: TestHerald.apps, clock: clock, logger: logger),
+                broadcastChannels: BroadcastChannelStore(backend: backend))
             return Set(router.routes.map { "\($0.method.rawValue) \($0.path)" })
         }
     }

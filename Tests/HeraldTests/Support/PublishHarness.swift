@@ -51,7 +51,7 @@ enum PublishHarness {
 
     static func apnsSettings(_ mock: APNsMock, keyID: String = "TESTKEY001") -> APNsAppConfiguration {
         APNsAppConfiguration(
-            environment: .custom(url: mock.baseURL, caFile: FixtureFiles.caFile), topic: topic,
+            environment: .custom(url: mock.baseURL, caFile: FixtureFiles.caFile, manageURL: mock.manageBaseURL), topic: topic,
             authentication: .token(teamID: FixtureFiles.teamID, keyID: keyID, privateKeyFile: FixtureFiles.keyFile(keyID)),
             connections: 2, streamsPerConnection: 100)
     }
@@ -84,6 +84,8 @@ enum PublishHarness {
                     p8File: FixtureFiles.keyFile())
             ]))
         mockConfiguration.topics = [topic]
+        // Apple's channel management host for Live Activity broadcast channels, on a port of its own.
+        mockConfiguration.managePort = 0
         mockConfiguration.now = { Double(clock.now.milliseconds) / 1000 }
         let mock = try await APNsMock.start(mockConfiguration)
         let scratch = try Scratch()
