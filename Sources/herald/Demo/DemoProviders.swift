@@ -53,7 +53,8 @@ struct DemoProviders: Sendable {
             stops.append { try? await webPush.shutdown() }
             let delivery = HeraldRuntime.DemoDelivery(
                 apns: APNsAppConfiguration(
-                    environment: .custom(url: apns.baseURL, caFile: fixtures.certificateAuthority), topic: topic,
+                    environment: .custom(url: apns.baseURL, caFile: fixtures.certificateAuthority, manageURL: apns.manageBaseURL),
+                    topic: topic,
                     authentication: .token(teamID: "TESTTEAM01", keyID: "TESTKEY001", privateKeyFile: fixtures.signingKey)),
                 fcm: FCMAppConfiguration(
                     serviceAccountFile: try fcm.serviceAccountFile(
@@ -176,6 +177,8 @@ struct DemoProviders: Sendable {
         if recording != nil { configuration.threads = 1 }
         configuration.port = port
         configuration.controlPort = controlPort
+        // Apple's channel management host for Live Activity broadcast channels, on a free port.
+        configuration.managePort = 0
         return try await APNsMock.start(configuration)
     }
 

@@ -23,6 +23,11 @@ import Testing
         try await Self.runAgainstADemoServer([name])
     }
 
+    /// docs/live-activities.md's block: tokens, a broadcast channel at the demo's mock APNs, a start and an update.
+    @Test func theLiveActivityExamplesAnswerAsShown() async throws {
+        try await Self.runAgainstADemoServer(["live-activities"])
+    }
+
     /// docs/publishing.md's publish, follow and cancel blocks, in one shell (the later ones use the ids
     /// the first keeps).
     @Test func thePublishingExamplesAnswerAsShown() async throws {
@@ -48,7 +53,7 @@ import Testing
     }
 
     /// Every name a `<!-- readme-check: NAME -->` marker may carry: the blocks the tests above run.
-    static let runBlocks: Set<String> = ["demo", "registry", "quickstart", "mock", "publish", "follow", "cancel"]
+    static let runBlocks: Set<String> = ["demo", "registry", "quickstart", "mock", "publish", "follow", "cancel", "live-activities"]
 
     /// The Quick start as a new user follows it: `herald serve` in an empty directory (demo mode, with its
     /// mock APNs and FCM), then the block from the second terminal, `herald keys --env` included, which
