@@ -11,6 +11,7 @@
 #   bench/run.sh latency pg-history sweep-history   # publish latency in turn with a baseline, the history's cost
 #                                # in PostgreSQL, a sweep of devices with history (not in the default list)
 #   bench/run.sh binary          # Android registrations over /binary (AMF) beside REST (not in the default list: ~3 min)
+#   bench/run.sh live-activities # a Live Activity update to 1,000,000 devices: per token, then one broadcast (~5 min)
 #   bench/run.sh issue27         # every row of issue 27 (throughput) in one run, as BENCHMARKS.md section 33 (~40 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,10 +31,10 @@ tail -1 "$WORK/build.log"
 
 for part in $parts; do
     case $part in
-        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | large | burst | registry | metrics | pubsub | rt | binary | console | callgrind | alternate | fanout | latency | pg-history | sweep-history | issue27)
+        machine | registrations | store | sweep | memory | apns | fcm | webpush | devicecheck | publish | mixed | postgres | scale | large | burst | registry | metrics | pubsub | rt | binary | console | callgrind | alternate | fanout | latency | pg-history | sweep-history | issue27 | live-activities)
             echo "(load average before $part: $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$results"
             bash "bench/$part.sh" 2>&1 | tee -a "$results" ;;
-        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, large, burst, registry, metrics, pubsub, rt, binary, console, callgrind, alternate, fanout, latency, pg-history, sweep-history, issue27)" >&2; exit 2 ;;
+        *) echo "unknown part '$part' (machine, registrations, store, sweep, memory, apns, fcm, webpush, devicecheck, publish, mixed, postgres, scale, large, burst, registry, metrics, pubsub, rt, binary, console, callgrind, alternate, fanout, latency, pg-history, sweep-history, issue27, live-activities)" >&2; exit 2 ;;
     esac
 done
 echo "figures kept in $results; wrk's full output in $WORK/wrk.log"
