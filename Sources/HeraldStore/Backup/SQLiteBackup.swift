@@ -102,13 +102,14 @@ public struct SQLiteBackup: Sendable {
                 total = Int(sqlite_nio_sqlite3_backup_pagecount(backup))
                 progress(Progress(done: total - Int(sqlite_nio_sqlite3_backup_remaining(backup)), total: total))
                 if code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED {
-                    usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
+                    let (seconds, attoseconds) = pause.components
+                    usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
                 }
             } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
             finished = true
             let finish = sqlite_nio_sqlite3_backup_finish(backup)
-            guard code == SQLITE_DONE else { throw to.failure(code) }
-            guard finish == SQLITE_OK else { throw to.failure(finish) }
+            guard code == SQLITE_DONE else { throw SQLiteHandle.Failure(code: code) }
+            guard finish == SQLITE_OK else { throw SQLiteHandle.Failure(code: finish) }
             try from.execute("COMMIT")
             from.close()
             to.close()

@@ -16,6 +16,16 @@ final class SQLiteHandle {
         let code: Int32
         let message: String
         var description: String { message }
+        /// A result code with SQLite's text for it (the backup API's errors are not the connection's message).
+        init(code: Int32) {
+            self.init(code: code, message: String(cString: sqlite_nio_sqlite3_errstr(code)))
+        }
+
+        init(code: Int32, message: String) {
+            self.code = code
+            self.message = message
+        }
+
         /// Another connection holds the lock this call needed.
         var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
     }
