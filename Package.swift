@@ -71,6 +71,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Backup/ also imports VaporCSQLite, the SQLite that SQLiteNIO compiles in, for the online backup API
+        // (`herald backup`) that SQLiteNIO does not wrap. sqlite-nio offers it as a target, not a product, so it
+        // cannot be listed here; it is visible through SQLiteKit → SQLiteNIO. The same copy of SQLite, not the
+        // system's libsqlite3: two SQLite libraries in one process that open one file drop each other's locks.
         .target(
             name: "HeraldStore",
             dependencies: [

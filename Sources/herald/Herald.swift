@@ -10,7 +10,7 @@ struct HeraldCommand: AsyncParsableCommand {
         commandName: "herald",
         abstract: "Herald: a self-hosted push-notification channel broker with the Backendless Messaging API.",
         version: HeraldVersion.current,
-        subcommands: [Serve.self, Migrate.self, Sweep.self, Keys.self, Demo.self, Probe.self, Schema.self],
+        subcommands: [Serve.self, Migrate.self, Sweep.self, Backup.self, Restore.self, Keys.self, Demo.self, Probe.self, Schema.self],
         defaultSubcommand: Serve.self)
 }
 

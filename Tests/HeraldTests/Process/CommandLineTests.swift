@@ -55,7 +55,7 @@ import Testing
         #expect(typo.code == 1)
         #expect(
             typo.stderr
-                == "herald: unknown command 'serv' (did you mean 'serve'?); the commands are serve, migrate, sweep, keys, demo, probe, schema (herald --help)\n"
+                == "herald: unknown command 'serv' (did you mean 'serve'?); the commands are serve, migrate, sweep, backup, restore, keys, demo, probe, schema (herald --help)\n"
         )
         let unknown = try await HeraldProcess.run(["frobnicate", "--port", "0"])
         #expect(unknown.code == 1)

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Herald
+import HeraldStore
+
+/// `herald backup FILE`: a consistent copy of the SQLite database, made while a server may be writing to it.
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the SQLite database to FILE while it is in use (a consistent, checked copy), and exit.",
+        discussion: """
+            The copy is written beside FILE and renamed over it once complete and checked, so a failed \
+            backup leaves FILE as it was. PostgreSQL has its own tools: pg_dump, pg_basebackup.
+            """)
+
+    @OptionGroup var common: CommonOptions
+
+    @Argument(help: "The file to write (replaced if it exists).")
+    var file: String
+
+    /// Tests make the copy take many steps on a small database, so writes land between them.
+    @Option(name: .long, help: .hidden)
+    var pagesPerStep: Int32 = 512
+
+    func run() async throws {
+        try await reportingFailures {
+            let configuration = try common.load()
+            let source = try BackupCommands.sqlitePath(configuration.database, command: "backup")
+            let progress = BackupProgress(terminal: isatty(STDOUT_FILENO) == 1)
+            let outcome: SQLiteBackup.Outcome
+            do throws(BackupFailure) {
+                var backup = SQLiteBackup(source: source, destination: file)
+                backup.pagesPerStep = max(1, pagesPerStep)
+                outcome = try backup.run(progress: progress.show)
+            } catch {
+                progress.abandon()
+                throw StartupError(error.description)
+            }
+            progress.finish()
+            print(
+                "wrote \(outcome.path): \(BackupCommands.size(outcome.bytes)), schema \(outcome.schema.latest), "
+                    + "in \(String(format: "%.1f", outcome.seconds)) s")
+        }
+    }
+}
+
+/// What `herald backup` and `herald restore` share: the SQLite path, PostgreSQL's refusal, sizes.
+enum BackupCommands {
+    static func sqlitePath(_ database: DatabaseURL, command: String) throws -> String {
+        switch database {
+        case .sqliteFile(let path):
+            return path
+        case .sqliteMemory:
+            throw StartupError("herald \(command) works on a SQLite file; \(database) is in memory")
+        case .postgres:
+            throw StartupError(
+                "herald \(command) is for SQLite; database \(database) is PostgreSQL: use pg_dump for a logical copy, "
+                    + "or pg_basebackup with WAL archiving for point-in-time recovery (docs/operations.md, Backups and restore)")
+        }
+    }
+
+    static func size(_ bytes: Int64) -> String {
+        bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+}
+
+/// The copy's progress on standard output: one line rewritten in place on a terminal; elsewhere (a log,
+/// a pipe) one line at the end, so a log is not filled with percentages.
+final class BackupProgress {
+    let terminal: Bool
+    private var percent = -1
+    private var done = 0
+    private var total = 0
+
+    init(terminal: Bool) { self.terminal = terminal }
+
+    func show(_ progress: SQLiteBackup.Progress) {
+        let changed = progress.percent != percent
+        (percent, done, total) = (progress.percent, progress.done, progress.total)
+        if terminal, changed { write("\rcopying: \(done) of \(total) pages (\(percent)%)") }
+    }
+
+    func finish() {
+        let line = "copied \(done) of \(total) pages (100%)"
+        write(terminal ? "\r\(line)\u{1B}[K\n" : "\(line)\n")
+    }
+
+    /// Ends a rewritten line before the failure is printed.
+    func abandon() {
+        if terminal, percent >= 0 { write("\n") }
+    }
+
+    private func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+}
