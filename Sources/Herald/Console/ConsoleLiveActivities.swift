@@ -44,7 +44,7 @@ extension ConsoleRoutes {
                 PUT /{appId}/{apiKey}/devices/{deviceId}/activity-start-tokens/{attributesType} and {"token": "…"}.
                 """)
         let activities = ConsolePage.table(
-            caption: "Activities, newest start first, until the sweeper forgets them",
+            caption: "Activities, newest start first",
             headers: """
                 <th scope="col">Activity id</th><th scope="col">Attributes type</th><th scope="col">Token</th>\
                 <th scope="col">Started</th><th scope="col">Ended</th><th scope="col">Shown until</th>
@@ -55,9 +55,11 @@ extension ConsoleRoutes {
                 PUT /{appId}/{apiKey}/devices/{deviceId}/live-activities/{activityId} and {"attributesType": "…", "token": "…"}.
                 """)
         return """
+            <section class="live-activities">
             <h2>Live Activities</h2>
             \(starts)
             \(activities)
+            </section>
             """
     }
 }
