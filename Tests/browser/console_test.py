@@ -271,11 +271,32 @@ def run(browser, demo, two_apps):
     page.get_by_role("button", name="Filter").click()
     shot(page, "devices")
 
-    # A device's page, then switching it off: its next launch is refused.
+    # A device's page, with the Live Activity tokens its app registered through the API; then switching
+    # it off: its next launch is refused.
+    client = demo.keys["client"]
+    start_token, activity_token = "5a" + "0" * 61 + "1", "ac" + "1" * 61 + "2"
+    status, body = demo.api(
+        "PUT", f"/demo/{client}/devices/alice-iphone/activity-start-tokens/MatchAttributes", {"token": start_token})
+    check(status == 200, f"a push-to-start token for alice-iphone: {status} {body}")
+    status, body = demo.api(
+        "PUT", f"/demo/{client}/devices/alice-iphone/live-activities/match-42",
+        {"attributesType": "MatchAttributes", "token": activity_token})
+    check(status == 200, f"an activity of alice-iphone: {status} {body}")
     page.get_by_role("link", name="alice-iphone").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Device alice-iphone")
     expect(page.locator("dl.facts")).to_contain_text("2.4.0")
     check("a1b2c3d4e5f60718" * 4 not in page.content(), "the whole device token is not shown")
+    expect(page.get_by_role("heading", level=2, name="Live Activities")).to_be_visible()
+    starts = page.locator("table", has=page.locator("caption", has_text="Push-to-start tokens"))
+    expect(starts.locator("tbody tr")).to_have_count(1)
+    expect(starts.locator("tbody tr")).to_contain_text("MatchAttributes")
+    expect(starts.locator("tbody tr code")).to_have_text(start_token[:8] + "\u2026")
+    activities = page.locator("table", has=page.locator("caption", has_text="Activities, newest start first"))
+    expect(activities.locator("tbody tr")).to_have_count(1)
+    match = activities.locator("tbody tr")
+    for text in ["match-42", "MatchAttributes", activity_token[:8] + "\u2026", "running"]:
+        expect(match).to_contain_text(text)
+    check(start_token not in page.content() and activity_token not in page.content(), "its Live Activities listed, tokens cut short")
     shot(page, "device")
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_label("Reason").fill("lost phone")
@@ -400,6 +421,8 @@ def run(browser, demo, two_apps):
     # A test push to one device from its page reaches that device only.
     nav(page, "Devices")
     page.get_by_role("link", name="bob-pixel").click()
+    expect(page.get_by_text("Live Activities are iOS only")).to_be_visible()
+    check(True, "an Android device's page says Live Activities are iOS only")
     page.get_by_label("Title").fill("Just you")
     page.get_by_label("Message").fill("A test push for Bob")
     page.get_by_role("button", name="Send to this device").click()
@@ -451,7 +474,7 @@ def run(browser, demo, two_apps):
         small.goto(base + path)
         width = small.evaluate("document.documentElement.scrollWidth")
         check(width <= 375, f"{path} fits 375 px (scroll width {width})")
-        if name in ("devices", "send"):
+        if name in ("devices", "device", "send"):
             shot(small, f"{name}-375")
     phone.close()
 

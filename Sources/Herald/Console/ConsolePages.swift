@@ -7,9 +7,9 @@ import HeraldWebhooks
 import Hummingbird
 import NIOCore
 
-/// The console's Channels (and a channel's devices) and Devices (and a device's page with its switch and
-/// test push) pages, and the helpers every page shares. Overview, Operations, Messages, Send and
-/// Templates have files of their own.
+/// The console's Channels (and a channel's devices) and Devices (and a device's page with its switch,
+/// test push and Live Activities) pages, and the helpers every page shares. Overview, Operations,
+/// Messages, Send and Templates have files of their own (the Live Activities section too).
 extension ConsoleRoutes {
     /// Pages list at most this many rows; the next page follows the last row's key.
     static let pageSize = 50
@@ -118,6 +118,7 @@ extension ConsoleRoutes {
         guard let record = try await registry.record(app: app, deviceId: deviceId, now: clock.now) else { throw HeraldFault.unknownDevice }
         let launches = try await registry.launches(app: app, deviceId: deviceId, before: nil, limit: 20) ?? []
         let deliveries = try await registry.deliveries(app: app, deviceId: deviceId, before: nil, limit: 20) ?? []
+        let liveActivities = try await liveActivitiesSection(app: app, record: record)
         let metadata = record.metadata
         let facts: [(String, HTML)] = [
             ("OS", "\(record.os?.rawValue ?? "unknown") \(record.osVersion ?? "")"),
@@ -165,6 +166,7 @@ extension ConsoleRoutes {
             \(testPush)
             <h2>Channels</h2>
             \(channels.isEmpty ? HTML("<p class=\"empty\">In no channel.</p>") : "<ul>\(channels)</ul>")
+            \(liveActivities)
             <h2>Launches</h2>
             \(launchRows.isEmpty ? HTML("<p class=\"empty\">No launches recorded. The app records one with POST …/devices/{deviceId}/launches.</p>") : "<table><caption>The 20 newest launches</caption><thead><tr><th scope=\"col\">When</th><th scope=\"col\">App version</th><th scope=\"col\">Build</th></tr></thead><tbody>\(launchRows)</tbody></table>")
             <h2>Delivery history</h2>
