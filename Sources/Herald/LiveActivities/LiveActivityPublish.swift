@@ -49,19 +49,21 @@ struct LiveActivityPublish {
             id: MessageRoutes.newMessageID(), app: app, channel: channel, policy: .push, broadcast: .ios,
             singlecast: singlecast?.map(\.rawValue), segment: segment, contents: MessageContents(apns: content),
             liveActivity: target, dueAt: now, createdAt: now)
-        if event.kind == .end, let activityId = event.activityId {
-            // The one activity's token is kept only as long as Apple shows the ended activity.
-            let dismissal = event.aps["dismissal-date"].flatMap { value -> Timestamp? in
-                guard case .integer(let seconds) = value else { return nil }
-                return Timestamp(milliseconds: Timestamp.milliseconds(seconds: seconds))
-            }
-            _ = try await store.endActivity(
-                app: app, activityId: activityId, attributesType: event.attributesType, now: now, dismissal: dismissal)
-        }
         if let dispatcher {
             try await dispatcher.insertAndSend(message, now: now)
         } else {
             try await messages.insert(message, now: now)
+        }
+        if event.kind == .end, let activityId = event.activityId {
+            // Once the end is stored: the one activity's token is kept only as long as Apple shows the ended
+            // activity. The publish is accepted whatever this does: failing it now would make a client publish
+            // the end again, and the sweeper forgets the activity 12 hours after its start all the same.
+            let dismissal = event.aps["dismissal-date"].flatMap { value -> Timestamp? in
+                guard case .integer(let seconds) = value else { return nil }
+                return Timestamp(milliseconds: Timestamp.milliseconds(seconds: seconds))
+            }
+            _ = try? await store.endActivity(
+                app: app, activityId: activityId, attributesType: event.attributesType, now: now, dismissal: dismissal)
         }
         return message.id
     }
