@@ -49,6 +49,16 @@ enum JSONBody {
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    /// A JSON object body with no key outside `allowed` (a misspelt key is refused, not ignored).
+    static func object(_ body: JSONValue, allowed: Set<String>) throws -> [String: JSONValue] {
+        guard case .object(let members) = body else { throw HeraldFault.unparsable("the body must be a JSON object") }
+        if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw HeraldFault.invalidParameter(
+                String(unknown.prefix(Limits.headerName)), "not a key of this body (\(allowed.sorted().joined(separator: ", ")))")
+        }
+        return members
+    }
 }
 
 extension JSONEncoder {
@@ -59,4 +69,5 @@ extension JSONEncoder {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+
 }

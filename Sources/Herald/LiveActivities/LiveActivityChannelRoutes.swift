@@ -23,7 +23,7 @@ struct LiveActivityChannelRoutes {
     /// `{"storagePolicy": 0|1, "channel": "<Herald channel>"}` (both optional): Apple makes the channel.
     func create(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let app = try context.appId()
-        let body = try LiveActivityTokenRoutes.object(
+        let body = try JSONBody.object(
             try await JSONBody.readOptional(request) ?? .object([:]), allowed: ["storagePolicy", "channel"])
         let policy: APNsChannelStoragePolicy
         switch body["storagePolicy"] {
@@ -55,7 +55,7 @@ struct LiveActivityChannelRoutes {
     func bind(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let app = try context.appId()
         let id = try AppScope.parameter("channelId", context)
-        let body = try LiveActivityTokenRoutes.object(try await JSONBody.read(request), allowed: ["channel"])
+        let body = try JSONBody.object(try await JSONBody.read(request), allowed: ["channel"])
         guard body.keys.contains("channel") else { throw HeraldFault.missingParameter("channel") }
         let bound = try Self.channelName(body["channel"])
         guard try await channels.bind(app: app, id: id, to: bound), let record = try await channels.channel(app: app, id: id) else {

@@ -24,7 +24,7 @@ struct LiveActivityPublish {
     func publish(_ body: JSONValue, app: String, channel: ChannelName) async throws -> String {
         guard let apns = apps.apns(app: app) else { throw HeraldFault.liveActivitiesNeedAPNs(app: app) }
         guard case .token = apns.authentication else { throw HeraldFault.liveActivitiesNeedTokenAuth(app: app) }
-        let members = try LiveActivityTokenRoutes.object(body, allowed: Self.bodyKeys)
+        let members = try JSONBody.object(body, allowed: Self.bodyKeys)
         let event = try LiveActivityEvent(json: members)
         let singlecast = try PublishRequest.singlecast(members["pushSinglecast"])
         let segment = try Segment.parse(members["segment"])

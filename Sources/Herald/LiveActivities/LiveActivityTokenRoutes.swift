@@ -27,7 +27,7 @@ struct LiveActivityTokenRoutes {
     func setStartToken(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let (app, deviceId) = (try context.appId(), try AppScope.parameter("deviceId", context))
         let type = try Self.attributesType(try AppScope.parameter("attributesType", context))
-        let body = try Self.object(try await JSONBody.read(request), allowed: ["token"])
+        let body = try JSONBody.object(try await JSONBody.read(request), allowed: ["token"])
         let token = try Self.token(body)
         try Self.check(try await store.setStartToken(app: app, deviceId: deviceId, attributesType: type, token: token, now: clock.now))
         return JSONBody.response(.object(["result": .bool(true)]))
@@ -47,7 +47,7 @@ struct LiveActivityTokenRoutes {
         let (app, deviceId) = (try context.appId(), try AppScope.parameter("deviceId", context))
         let activityId = try AppScope.parameter("activityId", context)
         try LiveActivityID.check(activityId)
-        let body = try Self.object(try await JSONBody.read(request), allowed: ["attributesType", "token"])
+        let body = try JSONBody.object(try await JSONBody.read(request), allowed: ["attributesType", "token"])
         guard let typeText = try RegistrationRequest.optionalString(body, "attributesType") else {
             throw HeraldFault.missingParameter("attributesType")
         }
@@ -82,16 +82,6 @@ struct LiveActivityTokenRoutes {
         case .unknownDevice: throw HeraldFault.unknownDevice
         case .notIOS(let os): throw HeraldFault.liveActivitiesNeedIOS(os)
         }
-    }
-
-    /// A JSON object body with no key outside `allowed` (a misspelt key is refused, not ignored).
-    static func object(_ body: JSONValue, allowed: Set<String>) throws -> [String: JSONValue] {
-        guard case .object(let members) = body else { throw HeraldFault.unparsable("the body must be a JSON object") }
-        if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw HeraldFault.invalidParameter(
-                String(unknown.prefix(Limits.headerName)), "not a key of this body (\(allowed.sorted().joined(separator: ", ")))")
-        }
-        return members
     }
 
     /// An APNs token (hex, as a device token is) from the body's `token`.

@@ -43,7 +43,7 @@ public struct BroadcastChannelStore: Sendable {
         try await backend.read { db in
             try await db.raw(
                 """
-                SELECT channel_id, storage_policy, bound_channel, created_at FROM apns_channels
+                SELECT \(Self.columns) FROM apns_channels
                 WHERE app_id = \(bind: app) ORDER BY created_at, channel_id
                 """
             ).all().map(Self.record)
@@ -54,7 +54,7 @@ public struct BroadcastChannelStore: Sendable {
         try await backend.read { db in
             try await db.raw(
                 """
-                SELECT channel_id, storage_policy, bound_channel, created_at FROM apns_channels
+                SELECT \(Self.columns) FROM apns_channels
                 WHERE app_id = \(bind: app) AND channel_id = \(bind: id)
                 """
             ).first().map(Self.record)
@@ -66,7 +66,7 @@ public struct BroadcastChannelStore: Sendable {
         try await backend.read { db in
             try await db.raw(
                 """
-                SELECT channel_id, storage_policy, bound_channel, created_at FROM apns_channels
+                SELECT \(Self.columns) FROM apns_channels
                 WHERE app_id = \(bind: app) AND bound_channel = \(bind: channel.rawValue)
                 """
             ).first().map(Self.record)
@@ -92,6 +92,9 @@ public struct BroadcastChannelStore: Sendable {
                 .first() != nil
         }
     }
+
+    /// What `record` reads, in every query that lists channels.
+    static let columns: SQLQueryString = "channel_id, storage_policy, bound_channel, created_at"
 
     static func unbind(_ db: any SQLDatabase, app: String, channel: ChannelName) async throws {
         try await db.raw(
