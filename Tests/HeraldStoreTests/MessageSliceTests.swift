@@ -84,6 +84,37 @@ import Testing
         }
     }
 
+    /// A Live Activity event to an APNs broadcast channel is one request whatever the channel holds: it is
+    /// never split, published now or when due, so no instance counts or walks the channel for it.
+    @Test(arguments: StoreBackendKind.allCases)
+    func aBroadcastToABoundChannelIsOneSlice(_ kind: StoreBackendKind) async throws {
+        try await kind.withStore { store, backend in
+            let messages = SQLMessageStore(backend: backend, clock: .caller)
+            try await register(store, 30)
+            let target = LiveActivityTarget(
+                kind: .update, attributesType: "MatchAttributes",
+                broadcast: LiveActivityTarget.Broadcast(channelId: "Y2hhbm5lbA==", storagePolicy: 0))
+            var now = try message("message:now")
+            now.liveActivity = target
+            let first = try await messages.insertClaimed(now, now: t0, owner: "a", leaseMilliseconds: 60_000, slicing: slicing)
+            #expect(first.slice == 0 && first.upTo == nil, "one slice, to the end of the channel")
+            var due = try message("message:due")
+            due.liveActivity = target
+            try await messages.insert(due, now: t0)
+            let lease = t0.adding(milliseconds: 60_000)
+            let claimed = try await messages.claimSlices(owner: "b", now: t0, leaseUntil: lease, limit: 8, slicing: slicing)
+            #expect(claimed.map(\.message.id) == ["message:due"] && claimed.first?.upTo == nil)
+            #expect(try await messages.claimSlices(owner: "c", now: t0, leaseUntil: lease, limit: 8, slicing: slicing).isEmpty)
+            // The same message without the broadcast (per-token pushes) is split as any other.
+            try await messages.insert(try message("message:tokens"), now: t0)
+            var perToken: [ClaimedSlice] = []
+            for owner in ["d", "e", "f"] {
+                perToken += try await messages.claimSlices(owner: owner, now: t0, leaseUntil: lease, limit: 1, slicing: slicing)
+            }
+            #expect(perToken.map(\.slice).sorted() == [0, 1, 2])
+        }
+    }
+
     /// A publish due now (`insertClaimed`): the message is stored running with its slices, the first leased
     /// to the publishing instance; the others are any instance's to claim, and its feed entry is written once.
     @Test(arguments: StoreBackendKind.allCases)

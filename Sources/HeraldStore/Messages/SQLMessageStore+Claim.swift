@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import SQLKit
 
@@ -123,7 +124,7 @@ extension SQLMessageStore {
         let due = try await db.raw(
             """
             SELECT id, app_id, channel, singlecast, contents, occurrences, audience_channels, pubsub, fed_occurrences,
-                   publisher_id,
+                   publisher_id, live_activity,
                    (SELECT c.id FROM channels c WHERE c.app_id = messages.app_id AND c.name = messages.channel) AS channel_id
             FROM messages
             WHERE status = 'scheduled' AND due_at <= \(now)
@@ -145,7 +146,13 @@ extension SQLMessageStore {
             }
             var ranges: [(after: Int64, upTo: Int64?)] = [(0, nil)]
             let singlecast = try row.decode(column: "singlecast", as: String?.self) != nil
-            if splits(slicing, singlecast: singlecast, pushes: try row.decode(column: "contents", as: String?.self) != nil) {
+            let broadcasts = try row.decode(column: "live_activity", as: String?.self).map {
+                try JSONDecoder().decode(LiveActivityTarget.self, from: Data($0.utf8)).broadcast != nil
+            }
+            if splits(
+                slicing, singlecast: singlecast, pushes: try row.decode(column: "contents", as: String?.self) != nil,
+                broadcasts: broadcasts ?? false)
+            {
                 let keys: RecipientKeys? =
                     try row.decode(column: "audience_channels", as: String?.self) != nil
                     ? .ofApp(try row.decode(column: "app_id", as: String.self))
@@ -175,9 +182,11 @@ extension SQLMessageStore {
         return try appends.map { ($0.app, try ChannelName(validating: $0.channel)) }
     }
 
-    /// Whether an occurrence is split into slices: a broadcast that pushes, when slicing allows more than one.
-    static func splits(_ slicing: Slicing, singlecast: Bool, pushes: Bool) -> Bool {
-        slicing.maxSlices > 1 && !singlecast && pushes
+    /// Whether an occurrence is split into slices: a message to a channel that pushes, when slicing allows
+    /// more than one, unless its service fans it out itself (a Live Activity event to an APNs broadcast
+    /// channel is one request, whatever the channel holds: no recipients to count or split).
+    static func splits(_ slicing: Slicing, singlecast: Bool, pushes: Bool, broadcasts: Bool) -> Bool {
+        slicing.maxSlices > 1 && !singlecast && pushes && !broadcasts
     }
 
     /// The INSERT of an occurrence's slices, one per range, each from the start of its range; with `lease`,

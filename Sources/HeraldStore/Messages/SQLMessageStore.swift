@@ -83,7 +83,9 @@ public struct SQLMessageStore: MessageStore {
             // in, the first leased to `owner`. The due time plays no part (it is the publisher's clock, and
             // may be a little ahead of the database's).
             let ranges =
-                Self.splits(slicing, singlecast: message.singlecast != nil, pushes: message.contents != nil)
+                Self.splits(
+                    slicing, singlecast: message.singlecast != nil, pushes: message.contents != nil,
+                    broadcasts: message.liveActivity?.broadcast != nil)
                 ? try await Self.sliceRanges(
                     db,
                     keys: message.audience != nil
