@@ -9,7 +9,7 @@ import Logging
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Publish to 10,000 fake iOS, Android and web devices through a real Herald and in-process mock APNs, FCM and Web Push servers, then report."
+            "Publish to 10,000 fake iOS, Android and web devices through a real Herald and in-process mock APNs, FCM and Web Push servers, run a Live Activity through a broadcast channel, then report."
     )
 
     @Option(

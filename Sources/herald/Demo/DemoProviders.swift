@@ -156,6 +156,40 @@ struct DemoProviders: Sendable {
         }
     }
 
+    /// What the mock APNs saw of Live Activities, in the terms the tour checks.
+    struct LiveActivitiesSeen {
+        /// Each notification accepted for a device token: the token, its `aps.event` and `aps.input-push-channel`.
+        var tokenEvents: [(token: String, event: String?, inputPushChannel: String?)]
+        /// Each broadcast accepted: its `aps.event` and channel id.
+        var broadcasts: [(event: String?, channel: String)]
+        /// What a device would have dropped, one line per problem.
+        var problems: [String]
+
+        /// What was seen after `earlier`.
+        func since(_ earlier: LiveActivitiesSeen) -> LiveActivitiesSeen {
+            LiveActivitiesSeen(
+                tokenEvents: Array(tokenEvents.dropFirst(earlier.tokenEvents.count)),
+                broadcasts: Array(broadcasts.dropFirst(earlier.broadcasts.count)),
+                problems: Array(problems.dropFirst(earlier.problems.count)))
+        }
+    }
+
+    func liveActivitiesSeen() -> LiveActivitiesSeen {
+        func aps(_ payload: String) -> [String: Any] {
+            let object = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+            return object?["aps"] as? [String: Any] ?? [:]
+        }
+        let checks = apns.liveActivityChecks()
+        let tokens = checks.filter { $0.route == .token }.map { check in
+            let aps = aps(check.payload)
+            return (token: check.target, event: aps["event"] as? String, inputPushChannel: aps["input-push-channel"] as? String)
+        }
+        return LiveActivitiesSeen(
+            tokenEvents: tokens,
+            broadcasts: apns.broadcasts().map { (event: aps($0.payload)["event"] as? String, channel: $0.channelID) },
+            problems: checks.flatMap { check in check.problems.map { "\(check.event ?? "no event"): \($0)" } })
+    }
+
     /// Starts a mock on `preferred` ports, or on free ones when those are taken or reserved.
     private static func preferring<Mock>(
         _ preferred: (Int, Int)?, _ reserved: Set<Int>, _ start: (Int, Int?) async throws -> Mock

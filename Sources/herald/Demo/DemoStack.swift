@@ -16,6 +16,7 @@ struct DemoStack: Sendable {
     let herald: URL
     let clientKey: String
     let serverKey: String
+    let adminKey: String
     let database: DatabaseURL
 
     /// Starts everything with Herald's database in `directory` (created here), runs `body`, then stops
@@ -31,13 +32,18 @@ struct DemoStack: Sendable {
         do {
             let clientKey = "client-\(RandomHex.make(bytes: 16))"
             let serverKey = "server-\(RandomHex.make(bytes: 16))"
+            let adminKey = "admin-\(RandomHex.make(bytes: 16))"
             let database = DatabaseURL.sqliteFile(path: directory.appendingPathComponent("herald.sqlite").path)
             let delivery = providers.delivery
             var configuration = HeraldConfiguration(
                 http: .init(host: "127.0.0.1", port: 0), database: database,
                 apps: [
                     AppConfiguration(
-                        id: appId, keys: [APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server)],
+                        id: appId,
+                        keys: [
+                            APIKey(key: clientKey, role: .client), APIKey(key: serverKey, role: .server),
+                            APIKey(key: adminKey, role: .admin),
+                        ],
                         apns: delivery.apns, fcm: delivery.fcm, webPush: delivery.webPush)
                 ])
             configuration.sweeper.intervalSeconds = 0
@@ -45,7 +51,7 @@ struct DemoStack: Sendable {
                 try await body(
                     DemoStack(
                         providers: providers, herald: URL(string: "http://127.0.0.1:\(port)")!, clientKey: clientKey,
-                        serverKey: serverKey, database: database))
+                        serverKey: serverKey, adminKey: adminKey, database: database))
             }
         } catch {
             await providers.shutdown()

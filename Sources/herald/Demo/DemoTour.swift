@@ -7,7 +7,8 @@ import Logging
 /// The demo's script: register a mixed fleet (iOS, Android and web browsers) through Herald's API, have
 /// each mock call ~1% of its platform's tokens gone, publish one message per channel (each reaches its
 /// iOS devices through APNs, its Android devices through FCM and its browsers through Web Push in one
-/// fan-out), follow the fan-outs, and check what Herald reports against what the mocks saw. Every step
+/// fan-out), follow the fan-outs, check what Herald reports against what the mocks saw, then run a Live
+/// Activity through an APNs broadcast channel (DemoTour+LiveActivities.swift). Every step
 /// says what it did; any mismatch is an error, so exit 0 means the numbers printed agree.
 struct DemoTour {
     let fixtures: DemoFixtures
@@ -43,7 +44,7 @@ struct DemoTour {
                 + "sends to every mock")
         let http = DemoHTTP(
             base: stack.herald, connections: Self.inFlight,
-            placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY"])
+            placeholders: [stack.clientKey: "$CLIENT_KEY", stack.serverKey: "$SERVER_KEY", stack.adminKey: "$ADMIN_KEY"])
         defer { http.close() }
         let fleet = try await register(stack, http)
         let invalidSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
@@ -64,6 +65,7 @@ struct DemoTour {
         for os in DemoFleet.platforms {
             if let device = fleet.unregistered.first(where: { $0.os == os }) { try await confirmRemoved(device, stack, http) }
         }
+        try await liveActivities(stack, http)
     }
 
     /// A sample of the fleet registers over HTTP; the rest through Herald's store. In a debug build

@@ -7,6 +7,8 @@ struct DemoWatch {
     let messaging: String
     var interval = Duration.milliseconds(250)
     var timeout = Duration.seconds(60)
+    /// Without the progress lines (a message too small to watch).
+    var quiet = false
 
     func follow(_ publications: inout [DemoPublication]) async throws {
         guard let start = publications.map(\.publishedAt).min() else { return }
@@ -25,7 +27,7 @@ struct DemoWatch {
                 }
             }
             let elapsed = ContinuousClock.now - start
-            DemoFormat.say(line(publications, elapsed: elapsed))
+            if !quiet { DemoFormat.say(line(publications, elapsed: elapsed)) }
             if elapsed > timeout { throw DemoError("the fan-out did not finish within \(timeout)") }
         }
     }

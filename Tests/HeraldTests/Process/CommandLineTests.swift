@@ -142,7 +142,8 @@ import Testing
     }
 
     /// `herald demo` exits 0 only when Herald's counts agree with every mock (it checks them itself):
-    /// a small fleet of iOS, Android and web devices, each platform's gone tokens removed.
+    /// a small fleet of iOS, Android and web devices, each platform's gone tokens removed; then a Live
+    /// Activity started, updated and ended through a broadcast channel.
     @Test func theDemoSendsToAMixedFleetAndTheCountsAgree() async throws {
         let result = try await HeraldProcess.run(
             ["demo", "--devices", "300", "--fixtures", FixtureFiles.path("fixtures")], timeout: .seconds(120))
@@ -155,6 +156,10 @@ import Testing
         for os in ["IOS", "ANDROID", "WEB"] {
             #expect(result.stdout.contains("(\(os); its token was reported gone) → 404"), "\(result.stdout)")
         }
+        // Live Activities: started per push-to-start token, updated and ended by one broadcast each.
+        #expect(result.stdout.contains("20 sent, 0 failed (one per push-to-start token)"), "\(result.stdout)")
+        #expect(result.stdout.contains("1 sent, 0 failed (the channel's one broadcast)"), "\(result.stdout)")
+        #expect(result.stdout.contains("The mock APNs agrees: 20 push-to-start notifications to 20 tokens"), "\(result.stdout)")
     }
 
     @Test func sweepAndMigrateCommands() async throws {
