@@ -91,4 +91,28 @@ import Testing
             #expect(flagged.problems.contains { $0.contains("start goes to a push-to-start token") }, "\(flagged.problems)")
         }
     }
+
+    @Test(arguments: PublishHarness.Database.available)
+    func anUpdateSkipsAnActivityEndedBefore(_ database: PublishHarness.Database) async throws {
+        try await PublishHarness.with(database: database) { h in
+            try await h.registerDevices(0..<2, channels: ["match"])
+            for index in 0..<2 {
+                let token = LiveActivityPublishTests.activityToken(index)
+                try h.mock.register(.update(token, activityId: "A-\(index)", attributesType: Self.type, bundleID: Self.topic))
+                _ = try await LiveActivityPublishTests.put(
+                    h, "/dev-\(index)/live-activities/A-\(index)", #"{"attributesType": "MatchAttributes", "token": "\#(token)"}"#)
+            }
+            let end = try await LiveActivityPublishTests.liveActivity(
+                h, "match", #"{"event": "end", "attributesType": "MatchAttributes", "activityId": "A-0", "contentState": {"s": 9}}"#)
+            _ = try await h.waitFor(end, status: "published")
+            // The device would ignore an update to the ended activity (the mock flags one): only A-1 gets it.
+            let update = try await LiveActivityPublishTests.liveActivity(
+                h, "match", #"{"event": "update", "attributesType": "MatchAttributes", "contentState": {"s": 10}}"#)
+            let status = try await h.waitFor(update, status: "published")
+            #expect(status.delivery("sent") == 1, "\(status)")
+            let checks = h.mock.liveActivityChecks()
+            #expect(checks.map(\.target) == [0, 1].map(LiveActivityPublishTests.activityToken))
+            #expect(checks.allSatisfy { $0.problems.isEmpty && $0.tokenKind == .update }, "\(checks.map(\.problems))")
+        }
+    }
 }
