@@ -169,11 +169,15 @@ extension SQLRegistrationStore {
                 """, columns: ["device_key", "token"])
         } else {
             let one: SQLQueryString = target.activityId.map { " AND activity_id = \(bind: $0)" } ?? ""
+            // A device ignores an update to an activity that has ended, so an update skips those an end was
+            // published to. An end does not: it is marked ended just after it is stored, maybe before its
+            // own fan-out reads this.
+            let running: SQLQueryString = target.kind == .update ? " AND ended_at IS NULL" : ""
             rows = try await db.storeRows(
                 """
                 SELECT device_key, token FROM live_activities
                 WHERE device_key IN (\(binds: keys)) AND attributes_type = \(bind: target.attributesType)
-                  AND expires_at > \(bind: now.milliseconds)\(one)
+                  AND expires_at > \(bind: now.milliseconds)\(one)\(running)
                 ORDER BY device_key, id
                 """, columns: ["device_key", "token"])
         }
