@@ -54,6 +54,9 @@ public final class HeraldMetrics: Sendable {
         public static let rtSubscriptions = "herald_rt_subscriptions"
         public static let rtDisconnects = "herald_rt_disconnects_total"
         public static let rtRefused = "herald_rt_refused_total"
+        public static let databasePrimary = "herald_database_primary"
+        public static let databaseFailovers = "herald_database_failovers_total"
+        public static let databaseWithoutPrimary = "herald_database_without_primary_seconds_total"
 
         /// Every name above (a test checks the exposition holds each).
         public static let all = [
@@ -62,6 +65,7 @@ public final class HeraldMetrics: Sendable {
             dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, connectionsReplaced, deviceCheckCalls,
             deviceCheckDuration,
             subscriptionsCreated, streamsOpen, pubsubDelivered, rtConnections, rtSubscriptions, rtDisconnects, rtRefused,
+            databasePrimary, databaseFailovers, databaseWithoutPrimary,
         ]
     }
 
@@ -88,6 +92,8 @@ public final class HeraldMetrics: Sendable {
     private let sweepRemovedCounters: [SweepKind: Counter]
     private let writeTimers: [Write: Timer]
     private let batchRecorders: [Write: Recorder]
+    private let failoverCounter: Counter
+    private let withoutPrimaryCounter: FloatingPointCounter
     /// Handles with open-ended label values (routes, reasons, providers), made once per label set.
     private let cache = MetricCache()
 
@@ -102,6 +108,8 @@ public final class HeraldMetrics: Sendable {
             uniqueKeysWithValues: SweepKind.allCases.map {
                 ($0, Counter(label: Name.sweepRemoved, dimensions: [("kind", $0.rawValue)], factory: factory))
             })
+        failoverCounter = Counter(label: Name.databaseFailovers, dimensions: [], factory: factory)
+        withoutPrimaryCounter = FloatingPointCounter(label: Name.databaseWithoutPrimary, dimensions: [], factory: factory)
         writeTimers = Dictionary(
             uniqueKeysWithValues: Write.allCases.map {
                 ($0, Timer(label: Name.dbWriteDuration, dimensions: [("write", $0.rawValue)], factory: factory))
@@ -283,5 +291,19 @@ public final class HeraldMetrics: Sendable {
     public func wrote(_ write: Write, count: Int, duration: Duration) {
         writeTimers[write]?.recordNanoseconds(duration.nanoseconds)
         if write != .checkpoint { batchRecorders[write]?.record(count) }
+    }
+
+    /// PostgreSQL with several hosts: 1 for the host Herald works on, 0 for the others (`host` is
+    /// `host:port` from the database URL).
+    public func databasePrimary(host: String, isPrimary: Bool) {
+        cache.meter(Name.databasePrimary, [("host", host)], factory).set(isPrimary ? 1 : 0)
+    }
+
+    /// Herald moved to another PostgreSQL host than the one it last used.
+    public func databaseFailover() { failoverCounter.increment() }
+
+    /// A stretch without a usable PostgreSQL host ended after `duration`.
+    public func databaseWithoutPrimary(_ duration: Duration) {
+        withoutPrimaryCounter.increment(by: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
     }
 }

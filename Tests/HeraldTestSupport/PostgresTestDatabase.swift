@@ -60,6 +60,11 @@ public enum PostgresTestDatabase {
     /// Runs one statement on the server's maintenance database (names here are generated, never input).
     public static func admin(_ statement: String) async throws {
         guard let serverURL, case .postgres(let server) = try DatabaseURL(parsing: serverURL) else { throw Unconfigured() }
+        try await admin(statement, on: server)
+    }
+
+    /// Runs one statement, outside a transaction, on `server`'s first host and database.
+    public static func admin(_ statement: String, on server: PostgresLocation) async throws {
         let configuration = PostgresConnection.Configuration(
             host: server.host, port: server.port, username: server.username, password: server.password,
             database: server.database, tls: .disable)

@@ -30,7 +30,10 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch let error as StoreUnavailable {
             context.logger.warning("database unavailable", metadata: ["herald.error": "\(error.reason)"])
-            return Self.response(.storeUnavailable)
+            // Restarts and failovers last seconds: a client may try again after one.
+            var response = Self.response(.storeUnavailable)
+            response.headers[.retryAfter] = "1"
+            return response
         } catch is NIOTooManyBytesError {
             var response = Self.response(.bodyTooLarge(limit: Limits.requestBodyBytes))
             response.headers[.connection] = "close"

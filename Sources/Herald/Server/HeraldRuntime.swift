@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPNs
 import HeraldCore
 import HeraldFCM
+import HeraldMetrics
 import HeraldStore
 import HeraldWebPush
 import Hummingbird
@@ -43,10 +44,12 @@ public enum HeraldRuntime {
     ) async throws {
         // A port in use is found before the database is created or migrated, so a failed start leaves nothing behind.
         try await checkListenable(configuration.http)
-        try await withMigrated(configuration.database, logger: logger) { backend in
+        // Made before the database opens: the backend reports its hosts (primary, failovers) through it.
+        let exporter = MetricsExporter(enabled: configuration.metrics.enabled)
+        try await withMigrated(configuration.database, logger: logger, metrics: exporter.metrics) { backend in
             try await run(
-                configuration: configuration, backend: backend, clock: clock, logger: logger, demoDelivery: demoDelivery,
-                onStarted: onStarted)
+                configuration: configuration, backend: backend, exporter: exporter, clock: clock, logger: logger,
+                demoDelivery: demoDelivery, onStarted: onStarted)
         }
     }
 
@@ -54,12 +57,12 @@ public enum HeraldRuntime {
     /// The server, the one-shot commands and the benchmarks all use this, so none leaves a handle open.
     /// Failures to open or migrate become one operator-readable `StartupError`; `body`'s own errors pass.
     public static func withMigrated<T>(
-        _ url: DatabaseURL, logger: Logger,
+        _ url: DatabaseURL, logger: Logger, metrics: HeraldMetrics = .disabled,
         _ body: (any SQLBackend) async throws -> T
     ) async throws -> T {
         let outcome: Result<T, any Error>
         do {
-            outcome = try await StoreFactory.withBackend(url, logger: logger) { backend -> Result<T, any Error> in
+            outcome = try await StoreFactory.withBackend(url, logger: logger, metrics: metrics) { backend -> Result<T, any Error> in
                 try await migrate(backend, url: url, logger: logger)
                 do { return .success(try await body(backend)) } catch { return .failure(error) }
             }
@@ -74,11 +77,10 @@ public enum HeraldRuntime {
     }
 
     static func run(
-        configuration given: HeraldConfiguration, backend: any SQLBackend, clock: any WallClock, logger: Logger,
-        demoDelivery: DemoDelivery?, onStarted: @escaping @Sendable (Started) -> Void
+        configuration given: HeraldConfiguration, backend: any SQLBackend, exporter: MetricsExporter, clock: any WallClock,
+        logger: Logger, demoDelivery: DemoDelivery?, onStarted: @escaping @Sendable (Started) -> Void
     ) async throws {
         var configuration = given
-        let exporter = MetricsExporter(enabled: configuration.metrics.enabled)
         let store = SQLRegistrationStore(backend: backend, metrics: exporter.metrics, writeQueueLimit: configuration.writeQueueLimit)
         var apps = configuration.apps
         var demo: (app: AppConfiguration, created: Bool)?

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldMetrics
 import Logging
 import NIOSSL
 import PostgresKit
@@ -10,12 +11,16 @@ import ServiceLifecycle
 ///
 /// Connections come from PostgresNIO's `PostgresClient` pool (`poolSize` of them), which must be
 /// `run()` for as long as the backend is used: `StoreFactory.withBackend` runs it as a service before
-/// the caller's body starts and stops it after. Each write is one transaction on one pooled connection,
+/// the caller's body starts and stops it after. A URL with several hosts (a primary and its standbys)
+/// has one pool per host, and `PostgresPrimary` says which one is used: the primary, found again after
+/// a failover (requests answer 503 meanwhile). Each write is one transaction on one pooled connection,
 /// committed with `synchronous_commit = on`, so a write that returned is on the server's disk.
 /// Deadlocks and serialisation failures, which PostgreSQL resolves by aborting one side, are retried.
 public final class PostgresBackend: SQLBackend, Service {
-    let client: PostgresClient
+    /// One pool per host of the URL, in its order.
+    let clients: [PostgresClient]
     let location: PostgresLocation
+    let primary: PostgresPrimary
     private let logger: Logger
     /// Yields once `run()` has started, so the first query does not race the pool's start.
     private let started: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) = AsyncStream.makeStream()
@@ -23,18 +28,26 @@ public final class PostgresBackend: SQLBackend, Service {
     /// Attempts for a write that PostgreSQL aborted as a deadlock victim or serialisation failure.
     static let writeAttempts = 5
 
-    public init(_ location: PostgresLocation, logger: Logger) throws {
-        var configuration = PostgresClient.Configuration(
-            host: location.host, port: location.port, username: location.username, password: location.password,
-            database: location.database, tls: try Self.tls(location.sslMode))
-        configuration.options.maximumConnections = location.poolSize
-        configuration.options.minimumConnections = 0
-        configuration.options.connectTimeout = .seconds(5)
-        // A 200 means committed on the server's disk, whatever the server's own default says.
-        configuration.options.additionalStartupParameters = [("synchronous_commit", "on"), ("application_name", "herald")]
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    public init(_ location: PostgresLocation, logger: Logger, metrics: HeraldMetrics = .disabled) throws {
+        let tls = try Self.tls(location.sslMode)
+        self.clients = location.hosts.map { endpoint in
+            var configuration = PostgresClient.Configuration(
+                host: endpoint.host, port: endpoint.port, username: location.username, password: location.password,
+                database: location.database, tls: tls)
+            configuration.options.maximumConnections = location.poolSize
+            configuration.options.minimumConnections = 0
+            configuration.options.connectTimeout = .seconds(5)
+            // A 200 means committed on the server's disk (and, with synchronous replication, on a standby's),
+            // whatever the server's own default says.
+            configuration.options.additionalStartupParameters = [("synchronous_commit", "on"), ("application_name", "herald")]
+            return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        }
         self.location = location
         self.logger = logger
+        let connectionTLS = try Self.connectionTLS(location.sslMode)
+        self.primary = PostgresPrimary(
+            hosts: location.hosts, attrs: location.targetSessionAttrs, logger: logger, metrics: metrics,
+            connect: { endpoint in try await Self.openConnection(location, endpoint, tls: connectionTLS, logger: logger) })
     }
 
     /// libpq's meaning of `sslmode`: nil for no TLS; the certificate is checked only with `verify-full`.
@@ -53,11 +66,23 @@ public final class PostgresBackend: SQLBackend, Service {
 
     public var dialect: StoreDialect { .postgres }
 
-    /// Runs the connection pool until the task is cancelled.
+    /// Runs the connection pools, and the search for the primary when there are several hosts, until the
+    /// task is cancelled.
     public func run() async {
         started.continuation.yield()
         started.continuation.finish()
-        await client.run()
+        await withDiscardingTaskGroup { group in
+            for client in clients { group.addTask { await client.run() } }
+            if clients.count > 1 {
+                group.addTask {
+                    await withTaskCancellationHandler {
+                        await self.primary.run()
+                    } onCancel: {
+                        self.primary.finish()
+                    }
+                }
+            }
+        }
     }
 
     /// Returns once `run()` has been entered (or the task is cancelled).
@@ -66,8 +91,17 @@ public final class PostgresBackend: SQLBackend, Service {
     }
 
     /// Checks that the server answers, so a wrong host or password is one clear line at start-up. It
-    /// opens a connection of its own (the pool would retry for a minute before giving up).
+    /// opens a connection of its own (the pool would retry for a minute before giving up). With several
+    /// hosts, it finds the one to use (the primary) and fails if none qualifies.
     func checkReachable() async throws {
+        guard clients.count == 1 else {
+            do {
+                try await primary.establish()
+            } catch let failure as StoreOpenFailure {
+                throw StoreOpenFailure(description: "database \(location): \(failure.description)")
+            }
+            return
+        }
         do {
             let connection = try await openConnection()
             try? await connection.close()
@@ -76,36 +110,75 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
-    /// A connection outside the pool, with the pool's settings, given up after 10 s.
+    /// A connection outside the pool to the host in use (the first while none is), with the pool's settings,
+    /// given up after 10 s.
     func openConnection() async throws -> PostgresConnection {
+        try await openConnection(to: primary.current?.index ?? 0)
+    }
+
+    func openConnection(to index: Int) async throws -> PostgresConnection {
+        try await Self.openConnection(location, location.hosts[index], tls: try Self.connectionTLS(location.sslMode), logger: logger)
+    }
+
+    static func openConnection(
+        _ location: PostgresLocation, _ endpoint: PostgresLocation.Endpoint, tls: PostgresConnection.Configuration.TLS, logger: Logger
+    ) async throws -> PostgresConnection {
         var configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.username, password: location.password,
-            database: location.database, tls: try Self.connectionTLS(location.sslMode))
+            host: endpoint.host, port: endpoint.port, username: location.username, password: location.password,
+            database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         let settings = configuration
-        return try await Self.withDeadline(.seconds(10), onTimeout: {}) {
+        return try await withDeadline(.seconds(10), onTimeout: {}) {
             try await PostgresConnection.connect(
                 on: PostgresClient.defaultEventLoopGroup.next(), configuration: settings,
-                id: 0, logger: self.logger)
+                id: 0, logger: logger)
         }
     }
 
+    /// Listens on the host in use; after a failover, on the new one (NOTIFY reaches only the sessions of
+    /// the server it ran on), calling `listening` again each time it listens.
     public func listen(_ channel: String, listening: @escaping @Sendable () -> Void, _ body: @escaping @Sendable (String) -> Void) async {
         while !Task.isCancelled {
+            guard let (host, generation) = primary.current else {
+                try? await Task.sleep(for: PostgresPrimary.retryInterval)
+                continue
+            }
             do {
-                let connection = try await openConnection()
-                do {
-                    try await connection.listen(on: channel) { notifications in
-                        listening()
-                        for try await notification in notifications { body(notification.payload) }
+                let connection = try await openConnection(to: host)
+                let moved = await withTaskGroup(of: Result<Bool, any Error>.self) { group in
+                    group.addTask {
+                        do {
+                            try await connection.listen(on: channel) { notifications in
+                                listening()
+                                for try await notification in notifications { body(notification.payload) }
+                            }
+                            return .success(false)
+                        } catch {
+                            return .failure(error)
+                        }
                     }
-                } catch {
+                    if self.clients.count > 1 {
+                        // The host given up or another chosen: listen again where the writes now go.
+                        group.addTask {
+                            while self.primary.generation == generation {
+                                guard (try? await Task.sleep(for: .milliseconds(200))) != nil else { return .success(false) }
+                            }
+                            return .success(true)
+                        }
+                    }
+                    let first = await group.next() ?? .success(false)
                     try? await connection.close()
-                    throw error
+                    group.cancelAll()
+                    return first
                 }
-                try? await connection.close()
+                if case .success(true) = moved {
+                    logger.notice("LISTEN \(channel) moves with the database host in use")
+                    continue
+                }
+                if case .failure(let error) = moved { throw error }
             } catch {
                 if Task.isCancelled { return }
+                noteFailure(error, on: host)
                 logger.warning(
                     "LISTEN \(channel) lost its connection; listening again in 1 s", metadata: ["error": "\(Self.explain(error))"])
                 try? await Task.sleep(for: .seconds(1))
@@ -146,7 +219,9 @@ public final class PostgresBackend: SQLBackend, Service {
                             try await sql.raw("COMMIT").run()
                             return value
                         } catch {
-                            try? await sql.raw("ROLLBACK").run()
+                            // A host that is no longer the primary is not asked to roll back (seen: with PostgresNIO
+                            // 1.33 a ROLLBACK after SQLSTATE 25006 was never answered); its connection is closed.
+                            if Self.failoverSignal(error) != .notPrimary { try? await sql.raw("ROLLBACK").run() }
                             throw error
                         }
                     }
@@ -169,51 +244,84 @@ public final class PostgresBackend: SQLBackend, Service {
     /// The longest wait for a pooled connection while the database can be reached (overload).
     static let maxLeaseWait: Duration = .seconds(60)
 
-    /// Runs `body` on a pooled connection. Waiting for the connection is bounded by `leaseTimeout`, and
-    /// (when `bounded`) waiting for `body`'s answer by `operationTimeout`, after which the connection is
-    /// closed: a write cut off that way may have committed or not, as with any lost connection.
+    /// Runs `body` on a pooled connection of the host in use. Waiting for the connection is bounded by
+    /// `leaseTimeout` (and ends at once if that host is given up meanwhile), and (when `bounded`) waiting for
+    /// `body`'s answer by `operationTimeout`, after which the connection is closed: a write cut off that
+    /// way may have committed or not, as with any lost connection. A failure that says the host is no
+    /// longer the primary closes the connection, starts the search for the primary and answers
+    /// `StoreUnavailable` (503).
     func withLeasedConnection<T: Sendable>(
         bounded: Bool = true,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let state = LeaseState()
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                do {
-                    return try await self.client.withConnection { connection in
-                        guard state.take(LeaseState.leased)
-                        else { throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)") }
-                        guard bounded else { return try await body(connection) }
-                        return try await Self.withDeadline(Self.operationTimeout, onTimeout: { try? await connection.close() }) {
-                            try await body(connection)
-                        }
-                    }
-                } catch  where !state.isLeased {
-                    // Failed before a connection was had (pool shut down, connection attempts failing).
-                    throw StoreUnavailable(reason: Self.explain(error))
-                }
-            }
-            group.addTask {
-                var waited = Duration.zero
-                while true {
-                    // Cancelled (the caller is going away): not a timeout; the lease child decides.
-                    guard (try? await Task.sleep(for: Self.leaseTimeout)) != nil else { return nil }
-                    waited += Self.leaseTimeout
-                    if state.isLeased { return nil }
-                    // A slow pool on a live database (overload) is waited for; an unreachable one is not.
-                    if waited < Self.maxLeaseWait, await self.isReachable() { continue }
-                    guard state.take(LeaseState.timedOut) else { return nil }
-                    throw StoreUnavailable(reason: "no database connection within \(waited)")
-                }
-            }
-            while let next = try await group.next() {
-                if let value = next {
-                    group.cancelAll()
-                    return value
-                }
-            }
-            throw StoreUnavailable(reason: "the database connection ended without an answer")
+        guard let (host, _) = primary.current else {
+            throw StoreUnavailable(reason: "no database host is usable yet (failover in progress)")
         }
+        let client = clients[host]
+        let state = LeaseState()
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    do {
+                        return try await client.withConnection { connection in
+                            guard state.take(LeaseState.leased)
+                            else { throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)") }
+                            do {
+                                guard bounded else { return try await body(connection) }
+                                return try await Self.withDeadline(Self.operationTimeout, onTimeout: { try? await connection.close() }) {
+                                    try await body(connection)
+                                }
+                            } catch  where Self.failoverSignal(error) == .notPrimary {
+                                // Dropped, not handed back: the pool opens a new one when asked.
+                                try? await connection.close()
+                                throw error
+                            }
+                        }
+                    } catch  where !state.isLeased {
+                        // Failed before a connection was had (pool shut down, connection attempts failing).
+                        throw StoreUnavailable(reason: Self.explain(error))
+                    }
+                }
+                group.addTask {
+                    var waited = Duration.zero
+                    var sinceCheck = Duration.zero
+                    let step = Duration.milliseconds(250)
+                    while true {
+                        // Cancelled (the caller is going away): not a timeout; the lease child decides.
+                        guard (try? await Task.sleep(for: step)) != nil else { return nil }
+                        waited += step
+                        sinceCheck += step
+                        if state.isLeased { return nil }
+                        if self.primary.current?.index != host {
+                            guard state.take(LeaseState.timedOut) else { return nil }
+                            throw StoreUnavailable(reason: "the database host \(self.location.hosts[host]) was given up")
+                        }
+                        guard sinceCheck >= Self.leaseTimeout else { continue }
+                        sinceCheck = .zero
+                        // A slow pool on a live database (overload) is waited for; an unreachable one is not.
+                        if waited < Self.maxLeaseWait, await self.isReachable(host) { continue }
+                        guard state.take(LeaseState.timedOut) else { return nil }
+                        throw StoreUnavailable(reason: "no database connection within \(waited)")
+                    }
+                }
+                while let next = try await group.next() {
+                    if let value = next {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw StoreUnavailable(reason: "the database connection ended without an answer")
+            }
+        } catch {
+            noteFailure(error, on: host)
+            throw error
+        }
+    }
+
+    /// Tells the search for the primary about a failure on `host` that says it may no longer be usable.
+    func noteFailure(_ error: any Error, on host: Int) {
+        guard clients.count > 1, let signal = Self.failoverSignal(error) else { return }
+        primary.suspect(host, lost: signal == .notPrimary, reason: Self.explain(error))
     }
 
     /// Runs `body` while holding a session-level advisory lock on a connection of its own, or returns
@@ -244,9 +352,9 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
-    /// Whether a new connection to the server can be opened now (outside the pool, closed at once).
-    func isReachable() async -> Bool {
-        guard let connection = try? await openConnection() else { return false }
+    /// Whether a new connection to host `index` can be opened now (outside the pool, closed at once).
+    func isReachable(_ index: Int) async -> Bool {
+        guard let connection = try? await openConnection(to: index) else { return false }
         try? await connection.close()
         return true
     }

@@ -1,3 +1,4 @@
+import HeraldMetrics
 import Logging
 import ServiceLifecycle
 
@@ -10,7 +11,7 @@ public enum StoreFactory {
     /// and closes last around everything else Herald runs (the HTTP server, dispatcher and sweeper, or a
     /// one-shot command). A server that cannot be reached is reported before `body` starts.
     public static func withBackend<T>(
-        _ url: DatabaseURL, logger: Logger,
+        _ url: DatabaseURL, logger: Logger, metrics: HeraldMetrics = .disabled,
         _ body: (any SQLBackend) async throws -> T
     ) async throws -> T {
         switch url {
@@ -18,7 +19,7 @@ public enum StoreFactory {
             let backend = try await SQLiteBackend.open(url, logger: logger)
             return try await closing(backend) { try await body(backend) }
         case .postgres(let location):
-            let backend = try PostgresBackend(location, logger: logger)
+            let backend = try PostgresBackend(location, logger: logger, metrics: metrics)
             let group = ServiceGroup(configuration: .init(services: [.init(service: backend)], logger: logger))
             return try await withThrowingDiscardingTaskGroup { tasks in
                 tasks.addTask { try? await group.run() }

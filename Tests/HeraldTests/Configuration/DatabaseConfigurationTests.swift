@@ -29,12 +29,38 @@ import Testing
         #expect(DatabaseURL.sqliteMemory.isSingleServer)
     }
 
+    /// Several hosts as libpq takes them (a primary and its standbys), tried in order, with
+    /// `target_session_attrs` saying which one Herald keeps.
+    @Test func aPostgresURLWithSeveralHostsKeepsTheirOrderAndTheTargetSessionAttrs() throws {
+        let url = try DatabaseURL(parsing: "postgres://herald:pw@db1:5432,db2,[::1]:6000/push?target_session_attrs=any&sslmode=disable")
+        guard case .postgres(let location) = url else {
+            Issue.record("not postgres")
+            return
+        }
+        #expect(
+            location.hosts == [
+                .init(host: "db1", port: 5432), .init(host: "db2", port: 5432), .init(host: "::1", port: 6000),
+            ])
+        #expect(location.targetSessionAttrs == .any && location.sslMode == .disable && location.database == "push")
+        #expect(location.username == "herald" && location.password == "pw")
+        #expect("\(url)" == "postgres://herald:***@db1:5432,db2:5432,[::1]:6000/push?target_session_attrs=any")
+        let primary = try DatabaseURL(parsing: "postgresql://herald@a:1,b:2/herald")
+        guard case .postgres(let defaults) = primary else { return }
+        #expect(defaults.targetSessionAttrs == .readWrite && defaults.hosts.map(\.port) == [1, 2])
+        #expect("\(primary)" == "postgres://herald@a:1,b:2/herald")
+    }
+
     @Test(arguments: [
         ("postgres://localhost/herald", "names no user"),
         ("postgres://herald@localhost", "names no database"),
         ("postgres://herald@localhost/herald?sslmode=maybe", "sslmode must be one of disable, prefer, require, verify-full"),
         ("postgres://herald@localhost/herald?timeout=3", "unknown parameter 'timeout'"),
         ("postgres://herald:pw@localhost:99999/herald", "port 99999 is not a port number"),
+        ("postgres://herald:pw@a:5432,b:70000/herald", "port 70000 is not a port number"),
+        ("postgres://herald:pw@a:5432,/herald", "has an empty host in its list"),
+        ("postgres://herald:pw@a,a/herald", "names a host twice"),
+        ("postgres://herald:pw@a,b:x/herald", "has no port number"),
+        ("postgres://herald:pw@a,b/herald?target_session_attrs=standby", "target_session_attrs must be read-write"),
     ])
     func aBadPostgresURLIsRefusedWithoutShowingThePassword(_ text: String, _ reason: String) {
         do {

@@ -70,12 +70,13 @@ import Testing
             Exposition.expectNoSecrets(text, tokens: (0..<40).map(PublishHarness.token), devices: (0..<40).map { "dev-\($0)" })
             // Every metric is in the exposition but the sweep count (no sweep ran), DeviceCheck's (no call
             // was made; DeviceCheckTests counts them), the protocol errors (HostileHTTPTests counts them)
-            // publish-subscribe's (PubSubMetricsTests counts them) and Backendless RT's (RTMetricsTests).
+            // publish-subscribe's (PubSubMetricsTests counts them), Backendless RT's (RTMetricsTests) and the
+            // PostgreSQL primary's, reported with several hosts only (PostgresFailoverTests).
             let unused = [
                 HeraldMetrics.Name.sweeps, HeraldMetrics.Name.deviceCheckCalls, HeraldMetrics.Name.deviceCheckDuration,
                 HeraldMetrics.Name.httpProtocolErrors, HeraldMetrics.Name.subscriptionsCreated, HeraldMetrics.Name.streamsOpen,
                 HeraldMetrics.Name.pubsubDelivered, HeraldMetrics.Name.rtConnections, HeraldMetrics.Name.rtSubscriptions,
-                HeraldMetrics.Name.rtDisconnects, HeraldMetrics.Name.rtRefused,
+                HeraldMetrics.Name.rtDisconnects, HeraldMetrics.Name.rtRefused, HeraldMetrics.Name.databasePrimary,
             ]
             for name in HeraldMetrics.Name.all where !unused.contains(name) {
                 #expect(text.contains("# TYPE \(name) "), "\(name) is missing")
