@@ -12,7 +12,7 @@ enum ConsolePage {
     static let navigation: [(label: String, path: String)] = [
         ("Overview", "/console"), ("Channels", "/console/channels"), ("Devices", "/console/devices"),
         ("Messages", "/console/messages"), ("Send", "/console/send"), ("Templates", "/console/templates"),
-        ("Operations", "/console/operations"),
+        ("Live Activities", "/console/live-activities"), ("Operations", "/console/operations"),
     ]
 
     /// A whole page for a signed-in session.
@@ -142,14 +142,15 @@ enum ConsolePage {
     }
 
     /// A labelled input (`id` f-`name`), with its hint as its description.
-    static func field(_ name: String, _ label: String, value: String, type: String = "text", hint: String = "", attributes: HTML = "")
-        -> HTML
-    {
+    /// `after` goes under the hint (an error about the field).
+    static func field(
+        _ name: String, _ label: String, value: String, type: String = "text", hint: String = "", attributes: HTML = "", after: HTML = ""
+    ) -> HTML {
         let described: HTML = hint.isEmpty ? "" : " aria-describedby=\"\(name)-hint\""
         let hintText: HTML = hint.isEmpty ? "" : "<small id=\"\(name)-hint\">\(hint)</small>"
         return """
             <div class="field"><label for="f-\(name)">\(label)</label>
-            <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value)"\(described) \(attributes)>\(hintText)</div>
+            <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value)"\(described) \(attributes)>\(hintText)\(after)</div>
             """
     }
 
