@@ -108,6 +108,7 @@ struct ConsoleRoutes {
         pages.post("live-activities/create") { _, context in await page(context) { try await createBroadcastChannel($0) } }
         pages.post("live-activities/bind") { _, context in await page(context) { try await bindBroadcastChannel($0) } }
         pages.post("live-activities/delete") { _, context in await page(context) { try await deleteBroadcastChannel($0) } }
+        pages.post("send/live-activity") { _, context in await page(context) { try await sendLiveActivity($0) } }
         pages.get("operations") { request, context in await page(context) { try await operations(request, $0) } }
         pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
     }
