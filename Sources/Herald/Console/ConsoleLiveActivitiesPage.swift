@@ -53,8 +53,9 @@ extension ConsoleRoutes {
                 """
             let field = "bind-\(index)"
             return """
-                <tr><td><code title="\(id)">\(Self.shortChannelId(id))</code></td>
-                <td>\(Self.storagePolicyText(channel.storagePolicy))</td><td>\(bound)</td><td>\(ConsolePage.time(channel.createdAt))</td>
+                <tr><td data-label="Channel id"><code title="\(id)">\(Self.shortChannelId(id))</code></td>
+                <td data-label="Storage">\(Self.storagePolicyText(channel.storagePolicy))</td><td data-label="Bound to">\(bound)</td>
+                <td data-label="Created">\(ConsolePage.time(channel.createdAt))</td>
                 <td class="actions-cell"><div class="row-actions">
                 <form method="post" action="/console/live-activities/bind" class="bind">\(ConsolePage.csrf(console))
                 <input type="hidden" name="channelId" value="\(id)">
@@ -75,7 +76,8 @@ extension ConsoleRoutes {
                 <th scope="col">Created</th><th scope="col">Actions</th>
                 """,
             rows: rows,
-            empty: "No broadcast channels yet. Make one below, bound to the Herald channel whose activities should follow it.")
+            empty: "No broadcast channels yet. Make one below, bound to the Herald channel whose activities should follow it.",
+            stacked: true)
         let policy = form["storagePolicy"] ?? "0"
         let createForm: HTML = """
             <h2>New broadcast channel</h2>
@@ -101,10 +103,11 @@ extension ConsoleRoutes {
                 ? "broadcast"
                 : target.activityId.map { HTML("per token, activity <code>\($0)</code>") } ?? "per token"
             return """
-                <tr><td><a href="/console/messages/\(Self.pathSegment(message.id))">\(ConsolePage.time(message.createdAt))</a></td>
-                <td>\(target.kind.rawValue)</td><td>\(target.attributesType)</td><td>\(Self.audienceText(message))</td><td>\(sentAs)</td>
-                <td><span class="state state-\(Self.state(message))">\(Self.state(message))</span></td>
-                <td class="number">\(counts.sent.grouped)</td><td class="number">\(counts.failed.grouped)</td></tr>
+                <tr><td data-label="Accepted"><a href="/console/messages/\(Self.pathSegment(message.id))">\(ConsolePage.time(message.createdAt))</a></td>
+                <td data-label="Event">\(target.kind.rawValue)</td><td data-label="Attributes type">\(target.attributesType)</td>
+                <td data-label="Audience">\(Self.audienceText(message))</td><td data-label="Sent as">\(sentAs)</td>
+                <td data-label="Status"><span class="state state-\(Self.state(message))">\(Self.state(message))</span></td>
+                <td class="number" data-label="Sent">\(counts.sent.grouped)</td><td class="number" data-label="Failed">\(counts.failed.grouped)</td></tr>
                 """
         }
         let publishTable = ConsolePage.table(
@@ -116,8 +119,8 @@ extension ConsoleRoutes {
                 """,
             rows: publishRows,
             empty:
-                "No Live Activity publishes yet. Compose one on the Send page, or POST /{appId}/{apiKey}/messaging/{channel}/live-activity."
-        )
+                "No Live Activity publishes yet. Compose one on the Send page, or POST /{appId}/{apiKey}/messaging/{channel}/live-activity.",
+            stacked: true)
         let body: HTML = """
             <p>APNs broadcast channels (iOS 18): activities that follow a channel are updated by <strong>one</strong> request to
             APNs. Bind a channel to a Herald channel, and a Live Activity update or end published to that Herald channel goes to

@@ -120,12 +120,13 @@ enum ConsolePage {
         value == (current ?? "") ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
     }
 
-    /// A listing's table, or what to do when it has no rows.
-    static func table(caption: HTML, headers: HTML, rows: [HTML], empty: String) -> HTML {
+    /// A listing's table, or what to do when it has no rows. `stacked`: on a phone each row is a block of
+    /// its cells, each cell labelled by its `data-label` (console.css), instead of a table to scroll sideways.
+    static func table(caption: HTML, headers: HTML, rows: [HTML], empty: String, stacked: Bool = false) -> HTML {
         rows.isEmpty
             ? "<p class=\"empty\">\(empty)</p>"
             : """
-            <table>
+            <table\(stacked ? HTML(" class=\"stacked\"") : "")>
             <caption>\(caption)</caption>
             <thead><tr>\(headers)</tr></thead>
             <tbody>\(rows)</tbody>

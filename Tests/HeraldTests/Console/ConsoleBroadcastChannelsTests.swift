@@ -211,12 +211,20 @@ import Testing
             #expect(body.contains(#"<a href="/console/messages/\#(update)">"#), "\(body)")
             #expect(body.contains(#"<a href="/console/messages/\#(single)">"#))
             #expect(!body.contains(try #require(ordinary.body["messageId"]?.scalarText).dropFirst("message:".count)), "an ordinary message")
-            #expect(body.contains("<td>update</td><td>Match&lt;Attributes&gt;</td><td>channel match</td><td>broadcast</td>"))
-            #expect(body.contains("<td>end</td><td>Delivery</td><td>device dev-0</td><td>per token, activity <code>A-7</code></td>"))
+            #expect(
+                body.contains(
+                    #"<td data-label="Event">update</td><td data-label="Attributes type">Match&lt;Attributes&gt;</td>"#
+                        + "\n" + #"<td data-label="Audience">channel match</td><td data-label="Sent as">broadcast</td>"#), "\(body)")
+            #expect(
+                body.contains(
+                    #"<td data-label="Event">end</td><td data-label="Attributes type">Delivery</td>"#
+                        + "\n"
+                        + #"<td data-label="Audience">device dev-0</td><td data-label="Sent as">per token, activity <code>A-7</code></td>"#)
+            )
             #expect(body.contains(#"<span class="state state-published">published</span>"#))
             // Newest first.
-            let newest = try #require(body.range(of: "<td>end</td>"))
-            let older = try #require(body.range(of: "<td>update</td>"))
+            let newest = try #require(body.range(of: ">end</td>"))
+            let older = try #require(body.range(of: ">update</td>"))
             #expect(newest.lowerBound < older.lowerBound)
             // The message's page says what it was.
             let message = try await ConsoleTests.send(h.client, .get, "/console/messages/\(update)", cookie: cookie)

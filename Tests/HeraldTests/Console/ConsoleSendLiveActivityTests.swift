@@ -123,7 +123,9 @@ import Testing
             #expect(try await h.waitFor(broadcast, status: "published").delivery("sent") == 1)
             #expect(h.mock.notifications().count == before && h.mock.broadcasts().count == 1)
             let listed = try await ConsoleTests.send(h.client, .get, "/console/live-activities", cookie: cookie)
-            #expect(listed.body.contains("<td>broadcast</td>") && listed.body.contains(#"<a href="/console/messages/\#(broadcast)">"#))
+            #expect(
+                listed.body.contains(#"<td data-label="Sent as">broadcast</td>"#)
+                    && listed.body.contains(#"<a href="/console/messages/\#(broadcast)">"#))
         }
     }
 
