@@ -282,6 +282,14 @@ import Testing
                 let keys = try await stores.registrations.expiredRegistrationKeys(now: now, limit: 1_000, app: "plan")
                 #expect(keys.count == 1_000)
             },
+            // The plan's 100 Live Activity publishes lie under 10,000 of its newer messages: the page reads them,
+            // not the messages in between.
+            Case(name: "Live Activity publishes, newest page", budget: 20) { stores in
+                let page = try await stores.messages.messages(
+                    app: "plan", filter: MessageFilter(liveActivity: true), after: nil, limit: 20)
+                #expect(page.messages.count == 20 && page.messages.allSatisfy { $0.liveActivity?.attributesType == "MatchAttributes" })
+                #expect(page.messages.first?.id == "message:la-100" && page.nextCursor != nil)
+            },
             Case(name: "finished messages pruned in batches, one app", budget: 100) { stores in
                 // The plan's oldest 1,000 of its 20,000, interleaved with the other app's.
                 let pruned = try await stores.messages.pruneFinished(
@@ -347,7 +355,8 @@ import Testing
 
     /// The rows, generated in SQL: devices of two apps interleaved by key; channels `all` (every device of
     /// the plan's, a seventh of them expired) and `tenth`, and the other app's; dev-5's launches and
-    /// history; 40,000 finished messages of both apps interleaved by time.
+    /// history; 40,000 finished messages of both apps interleaved by time, and 100 Live Activity publishes of the
+    /// plan's among them.
     static let population: [String] = [
         // Written for both backends: a recursive series instead of generate_series, CAST and || only.
         """
@@ -409,6 +418,13 @@ import Testing
         INSERT INTO messages (id, app_id, channel, policy, broadcast, status, occurrences, created_at, updated_at)
         SELECT 'message:' || CAST(i AS TEXT), CASE WHEN i % 2 = 0 THEN 'plan' ELSE 'other' END, 'all', 'PUSH', 0, 'published', 1,
                1700000000000 + i, 1700000000000 + i
+        FROM series
+        """,
+        """
+        \(series(100))
+        INSERT INTO messages (id, app_id, channel, policy, broadcast, status, occurrences, created_at, updated_at, live_activity)
+        SELECT 'message:la-' || CAST(i AS TEXT), 'plan', 'all', 'PUSH', 0, 'published', 1, 1700000020000 + i, 1700000020000 + i,
+               '{"attributesType":"MatchAttributes","kind":"update"}'
         FROM series
         """,
     ]

@@ -29,7 +29,7 @@ from playwright.sync_api import expect, sync_playwright
 HERALD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/herald")
 CHROMIUM = os.environ.get("HERALD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = os.environ.get("HERALD_CONSOLE_SCREENSHOTS")
-NAVIGATION = ["Overview", "Channels", "Devices", "Messages", "Send", "Templates", "Operations"]
+NAVIGATION = ["Overview", "Channels", "Devices", "Messages", "Send", "Templates", "Live Activities", "Operations"]
 
 
 class Server:
@@ -374,6 +374,50 @@ def run(browser, demo, two_apps):
     check(sum(item["message"].get("notification", {}).get("title") == "Composer" for item in fcm) == 1,
           "and the mock FCM once")
 
+    # Live Activities: a broadcast channel made from the console at the mock APNs's channel management host
+    # and bound to sports; then an update composed on Send (a broken content state refused beside its field
+    # first) goes to it as one broadcast request, and the page lists it.
+    control = demo.mocks["APNs"].rsplit("/control/", 1)[0]
+    nav(page, "Live Activities")
+    expect(page.get_by_text("No broadcast channels yet")).to_be_visible()
+    page.get_by_label("Storage policy").select_option("0")
+    page.get_by_label("Herald channel to bind (optional)").fill("sports")
+    page.get_by_role("button", name="Create channel").click()
+    expect(page.locator("#la-done")).to_have_text("Channel created at Apple.")
+    channels = json.load(urllib.request.urlopen(control + "/control/channels", timeout=10))
+    check(len(channels) == 1 and channels[0]["storagePolicy"] == 0, f"the mock's management host made the channel: {channels}")
+    channel_id = channels[0]["channelID"]
+    row = page.get_by_role("row").filter(has=page.get_by_role("link", name="sports", exact=True))
+    expect(row.locator("code")).to_have_attribute("title", channel_id)
+    check(channel_id not in row.locator("code").inner_text() or len(channel_id) <= 14, "the id shown cut short, whole on hover")
+    nav(page, "Send")
+    page.get_by_role("link", name="Live Activity", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Send")
+    page.get_by_role("radio", name="Update").check()
+    page.get_by_label("Attributes type").fill("MatchAttributes")
+    page.get_by_label("Content state (JSON)").fill('{"home": 1, "away": 0')
+    page.get_by_label("Channel", exact=True).fill("sports")
+    page.get_by_role("button", name="Send Live Activity event").click()
+    expect(page.locator("#contentState-error")).to_contain_text("8008")
+    expect(page.locator("#contentState-error")).to_contain_text("not JSON at line 1")
+    check(page.get_by_label("Attributes type").input_value() == "MatchAttributes", "a broken content state is refused beside its field, the form kept")
+    shot(page, "send-live-activity")
+    page.get_by_label("Content state (JSON)").fill('{"home": 1, "away": 0}')
+    page.get_by_role("button", name="Send Live Activity event").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Message to sports")
+    expect(page.locator('[data-field="state"]')).to_have_text("published", timeout=20000)
+    expect(page.locator('[data-field="sent"]')).to_have_text("1")
+    broadcasts = json.load(urllib.request.urlopen(control + "/control/broadcasts", timeout=10))
+    check(len(broadcasts) == 1 and broadcasts[0]["channelID"] == channel_id and '"home":1' in broadcasts[0]["payload"],
+          f"the composed update reached the mock as one broadcast to the channel: {broadcasts}")
+    nav(page, "Live Activities")
+    recent = page.locator("table", has=page.locator("caption", has_text="Live Activity publishes"))
+    expect(recent.locator("tbody tr")).to_have_count(1)
+    for text in ["update", "MatchAttributes", "channel sports", "broadcast", "published"]:
+        expect(recent.locator("tbody tr")).to_contain_text(text)
+    check(True, "the page lists the publish, sent as a broadcast")
+    shot(page, "live-activities")
+
     # Templates: one made in the console, previewed, then sent with a value to its channel.
     nav(page, "Templates")
     expect(page.get_by_text("No templates yet")).to_be_visible()
@@ -446,9 +490,9 @@ def run(browser, demo, two_apps):
     check(admin not in page.content() and demo.keys["server"] not in page.content(), "the configuration shows no key")
     shot(page, "operations")
 
-    # The Overview counts the day's messages by outcome: the two published and the one cancelled above.
+    # The Overview counts the day's messages by outcome: those published and the one cancelled above.
     nav(page, "Overview")
-    expect(page.locator('[data-status="published"]')).to_have_text("4")
+    expect(page.locator('[data-status="published"]')).to_have_text("5")
     expect(page.locator('[data-status="cancelled"]')).to_have_text("1")
     check(True, "the overview counts the last day's messages by outcome")
     ios = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="iOS", exact=True))
@@ -470,11 +514,13 @@ def run(browser, demo, two_apps):
     phone.add_cookies([c for c in context.cookies() if c["name"] == "herald_console"])
     small = phone.new_page()
     for path, name in [("/console", "overview"), ("/console/devices", "devices"), ("/console/devices/alice-iphone", "device"),
-                       ("/console/send", "send"), ("/console/templates/welcome", "template"), ("/console/operations", "operations")]:
+                       ("/console/send", "send"), ("/console/send?kind=live-activity", "send-live-activity"),
+                       ("/console/templates/welcome", "template"), ("/console/live-activities", "live-activities"),
+                       ("/console/operations", "operations")]:
         small.goto(base + path)
         width = small.evaluate("document.documentElement.scrollWidth")
         check(width <= 375, f"{path} fits 375 px (scroll width {width})")
-        if name in ("devices", "device", "send"):
+        if name in ("devices", "device", "send", "live-activities", "send-live-activity"):
             shot(small, f"{name}-375")
     phone.close()
 

@@ -77,26 +77,11 @@ struct Composition {
         let platforms = DeviceOS.served.filter { checked(ConsoleRoutes.platformField($0)) }.map { "FOR_\($0.rawValue)" }
         if !platforms.isEmpty { body["pushBroadcast"] = .string(platforms.joined(separator: "|")) }
 
-        var segment: [String: JSONValue] = [:]
-        if let version = text("appVersionAtLeast") { segment["appVersionAtLeast"] = .string(version) }
-        if let version = text("appVersionBelow") { segment["appVersionBelow"] = .string(version) }
-        if let locales = text("locales") { segment["locales"] = .array(Self.list(locales).map(JSONValue.string)) }
-        if let models = text("deviceModels") {
-            segment["deviceModels"] = .array(models.split(whereSeparator: \.isWhitespace).map { JSONValue.string(String($0)) })
-        }
-        if let days = text("seenWithinDays") {
-            guard let number = Int64(days), (1...3660).contains(number) else {
-                throw .invalidParameter("segment.seenSince", "days from 1 to 3660, got '\(days.prefix(16))'")
-            }
-            segment["seenSince"] = .integer(now.milliseconds - number * 86_400_000)
-        }
-        if !segment.isEmpty { body["segment"] = .object(segment) }
+        if let segment = try segment(now: now) { body["segment"] = segment }
 
         var channels: [ChannelName] = []
         if value("audience") == "devices" {
-            let ids = value("devices").split(whereSeparator: { $0.isWhitespace || $0 == "," }).map { JSONValue.string(String($0)) }
-            guard !ids.isEmpty else { throw .invalidParameter("pushSinglecast", "name at least one device id") }
-            body["pushSinglecast"] = .array(ids)
+            body["pushSinglecast"] = try singlecast()
             channels = [.default]
         } else {
             for name in Self.list(value("channels").isEmpty ? "default" : value("channels")) {
@@ -127,9 +112,39 @@ struct Composition {
         return (.object(body), channels)
     }
 
+    /// The segment fields as a publish's `segment` (nil: none given); the fields are the same on the Send
+    /// page's two composers.
+    func segment(now: Timestamp) throws(HeraldFault) -> JSONValue? {
+        func text(_ name: String) -> String? {
+            let text = value(name).trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+        var segment: [String: JSONValue] = [:]
+        if let version = text("appVersionAtLeast") { segment["appVersionAtLeast"] = .string(version) }
+        if let version = text("appVersionBelow") { segment["appVersionBelow"] = .string(version) }
+        if let locales = text("locales") { segment["locales"] = .array(Self.list(locales).map(JSONValue.string)) }
+        if let models = text("deviceModels") {
+            segment["deviceModels"] = .array(models.split(whereSeparator: \.isWhitespace).map { JSONValue.string(String($0)) })
+        }
+        if let days = text("seenWithinDays") {
+            guard let number = Int64(days), (1...3660).contains(number) else {
+                throw .invalidParameter("segment.seenSince", "days from 1 to 3660, got '\(days.prefix(16))'")
+            }
+            segment["seenSince"] = .integer(now.milliseconds - number * 86_400_000)
+        }
+        return segment.isEmpty ? nil : .object(segment)
+    }
+
+    /// The device ids field as a publish's `pushSinglecast`.
+    func singlecast() throws(HeraldFault) -> JSONValue {
+        let ids = value("devices").split(whereSeparator: { $0.isWhitespace || $0 == "," }).map { JSONValue.string(String($0)) }
+        guard !ids.isEmpty else { throw .invalidParameter("pushSinglecast", "name at least one device id") }
+        return .array(ids)
+    }
+
     /// A time field: the epoch milliseconds console.js put beside it (the browser's zone), or else its
-    /// `yyyy-MM-ddTHH:mm` value read as UTC.
-    func time(_ name: String) throws(HeraldFault) -> Timestamp? {
+    /// `yyyy-MM-ddTHH:mm` value read as UTC. An error names `property` (by default the publish's for the field).
+    func time(_ name: String, property: String? = nil) throws(HeraldFault) -> Timestamp? {
         if let milliseconds = Int64(value("\(name)Ms")), milliseconds > 0 { return Timestamp(milliseconds: milliseconds) }
         let text = value(name).trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return nil }
@@ -141,7 +156,7 @@ struct Composition {
         let padded = text.count == 16 ? text + ":00" : text
         guard let date = try? parser.parse(padded) else {
             throw .invalidParameter(
-                name == "publishAt" ? "publishAt" : "repeatExpiresAt", "expected a date and time, got '\(text.prefix(32))'")
+                property ?? (name == "publishAt" ? "publishAt" : "repeatExpiresAt"), "expected a date and time, got '\(text.prefix(32))'")
         }
         return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
     }

@@ -142,6 +142,7 @@ extension ConsoleRoutes {
             <dl class="facts"\(live)>
               <dt>Status</dt><dd>\(field("state"))</dd>
               <dt>Audience</dt><dd>\(audience)\(message.templateName.map { HTML(" (template \($0))") } ?? "")</dd>
+              \(message.liveActivity.map { "<dt>Live Activity</dt><dd>\(Self.liveActivityText($0))</dd>" as HTML } ?? "")
               <dt>When</dt><dd>\(schedule)</dd>
               <dt>Accepted</dt><dd>\(ConsolePage.time(message.createdAt))</dd>
               <dt>Occurrences</dt><dd>\(field("occurrences"))</dd>

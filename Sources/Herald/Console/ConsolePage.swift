@@ -12,7 +12,7 @@ enum ConsolePage {
     static let navigation: [(label: String, path: String)] = [
         ("Overview", "/console"), ("Channels", "/console/channels"), ("Devices", "/console/devices"),
         ("Messages", "/console/messages"), ("Send", "/console/send"), ("Templates", "/console/templates"),
-        ("Operations", "/console/operations"),
+        ("Live Activities", "/console/live-activities"), ("Operations", "/console/operations"),
     ]
 
     /// A whole page for a signed-in session.
@@ -120,12 +120,13 @@ enum ConsolePage {
         value == (current ?? "") ? "<option value=\"\(value)\" selected>\(label)</option>" : "<option value=\"\(value)\">\(label)</option>"
     }
 
-    /// A listing's table, or what to do when it has no rows.
-    static func table(caption: HTML, headers: HTML, rows: [HTML], empty: String) -> HTML {
+    /// A listing's table, or what to do when it has no rows. `stacked`: on a phone each row is a block of
+    /// its cells, each cell labelled by its `data-label` (console.css), instead of a table to scroll sideways.
+    static func table(caption: HTML, headers: HTML, rows: [HTML], empty: String, stacked: Bool = false) -> HTML {
         rows.isEmpty
             ? "<p class=\"empty\">\(empty)</p>"
             : """
-            <table>
+            <table\(stacked ? HTML(" class=\"stacked\"") : "")>
             <caption>\(caption)</caption>
             <thead><tr>\(headers)</tr></thead>
             <tbody>\(rows)</tbody>
@@ -142,14 +143,15 @@ enum ConsolePage {
     }
 
     /// A labelled input (`id` f-`name`), with its hint as its description.
-    static func field(_ name: String, _ label: String, value: String, type: String = "text", hint: String = "", attributes: HTML = "")
-        -> HTML
-    {
+    /// `after` goes under the hint (an error about the field).
+    static func field(
+        _ name: String, _ label: String, value: String, type: String = "text", hint: String = "", attributes: HTML = "", after: HTML = ""
+    ) -> HTML {
         let described: HTML = hint.isEmpty ? "" : " aria-describedby=\"\(name)-hint\""
         let hintText: HTML = hint.isEmpty ? "" : "<small id=\"\(name)-hint\">\(hint)</small>"
         return """
             <div class="field"><label for="f-\(name)">\(label)</label>
-            <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value)"\(described) \(attributes)>\(hintText)</div>
+            <input id="f-\(name)" name="\(name)" type="\(type)" value="\(value)"\(described) \(attributes)>\(hintText)\(after)</div>
             """
     }
 

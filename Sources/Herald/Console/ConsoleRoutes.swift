@@ -39,6 +39,10 @@ struct ConsoleRoutes {
     let logger: Logger
     /// This instance's live subscribers per channel (the Channels page), when pub/sub runs here.
     var live: ConsoleLiveSubscribers?
+    /// The Live Activity publish route's code (the Send page's Live Activity composer publishes through it).
+    var liveActivityPublish: LiveActivityPublish?
+    /// The broadcast channel routes' code (the Live Activities page); nil without a database to keep them in.
+    var broadcastChannels: LiveActivityChannelRoutes?
 
     init(
         sessions: any ConsoleSessionStore, store: any RegistrationStore, messages: any MessageStore, dispatcher: Dispatcher?,
@@ -100,6 +104,11 @@ struct ConsoleRoutes {
         pages.post("templates/{templateName}") { _, context in await page(context) { try await saveTemplate($0, context) } }
         pages.post("templates/{templateName}/delete") { _, context in await page(context) { try await deleteTemplate($0, context) } }
         pages.post("templates/{templateName}/send") { _, context in await page(context) { try await sendTemplate($0, context) } }
+        pages.get("live-activities") { request, context in await page(context) { try await liveActivitiesPage(request, $0) } }
+        pages.post("live-activities/create") { _, context in await page(context) { try await createBroadcastChannel($0) } }
+        pages.post("live-activities/bind") { _, context in await page(context) { try await bindBroadcastChannel($0) } }
+        pages.post("live-activities/delete") { _, context in await page(context) { try await deleteBroadcastChannel($0) } }
+        pages.post("send/live-activity") { _, context in await page(context) { try await sendLiveActivity($0) } }
         pages.get("operations") { request, context in await page(context) { try await operations(request, $0) } }
         pages.post("operations/sweep") { _, context in await page(context) { try await sweep($0) } }
     }

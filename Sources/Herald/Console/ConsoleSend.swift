@@ -13,6 +13,12 @@ extension ConsoleRoutes {
     func sendPage(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         // A link may name the audience (`?channel=` from a channel, `?device=` from a device).
         let query = try QueryParameters(request)
+        if query["kind"] == "live-activity" {
+            var values: [String: String] = [:]
+            if let channel = query["channel"] { values["channel"] = channel }
+            return ConsolePage.page(
+                title: "Send", current: "/console/send", console: console, liveActivityComposer(console, Composition(values: values)))
+        }
         var values: [String: String] = [:]
         if let channel = query["channel"] { values["channels"] = channel }
         if let device = query["device"] {
@@ -101,6 +107,7 @@ extension ConsoleRoutes {
                     : "<p class=\"notice\" role=\"status\" id=\"recipients\">Recipients now: about <strong>\(count.total.grouped)</strong> devices\(detail). This is an <strong>estimate</strong>: counting every one takes over a second, so the part counted was scaled up.\(skipped)</p>"
             } ?? ""
         return """
+            \(Self.sendKinds(current: "Notification"))
             \(alert)
             <form method="post" action="/console/send" class="composer" data-composer>
             \(ConsolePage.csrf(console))

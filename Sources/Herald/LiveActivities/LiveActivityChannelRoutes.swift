@@ -22,27 +22,8 @@ struct LiveActivityChannelRoutes {
 
     /// `{"storagePolicy": 0|1, "channel": "<Herald channel>"}` (both optional): Apple makes the channel.
     func create(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        let app = try context.appId()
-        let body = try JSONBody.object(
-            try await JSONBody.readOptional(request) ?? .object([:]), allowed: ["storagePolicy", "channel"])
-        let policy: APNsChannelStoragePolicy
-        switch body["storagePolicy"] {
-        case nil, .null: policy = .noMessageStored
-        case .integer(let value)? where APNsChannelStoragePolicy(rawValue: Int(value)) != nil:
-            policy = APNsChannelStoragePolicy(rawValue: Int(value))!
-        case let other?: throw HeraldFault.invalidParameter("storagePolicy", "expected 0 or 1, got \(other.scalarText ?? other.typeName)")
-        }
-        let bound = try Self.channelName(body["channel"])
-        let (client, bundle) = try management(app: app)
-        let id: String
-        do {
-            id = try await client.create(bundleID: bundle, storagePolicy: policy)
-        } catch {
-            throw HeraldFault.broadcastChannelRefused(error.description)
-        }
-        let record = BroadcastChannelRecord(channelId: id, storagePolicy: policy.rawValue, boundChannel: bound, createdAt: clock.now)
-        try await channels.insert(app: app, record)
-        return JSONBody.response(record.json)
+        let body = try await JSONBody.readOptional(request) ?? .object([:])
+        return JSONBody.response(try await create(body, app: try context.appId()).json)
     }
 
     func list(_ context: HeraldRequestContext) async throws -> Response {
@@ -55,19 +36,52 @@ struct LiveActivityChannelRoutes {
     func bind(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let app = try context.appId()
         let id = try AppScope.parameter("channelId", context)
-        let body = try JSONBody.object(try await JSONBody.read(request), allowed: ["channel"])
-        guard body.keys.contains("channel") else { throw HeraldFault.missingParameter("channel") }
-        let bound = try Self.channelName(body["channel"])
+        return JSONBody.response(try await bind(try await JSONBody.read(request), app: app, id: id).json)
+    }
+
+    func delete(_ context: HeraldRequestContext) async throws -> Response {
+        try await delete(app: try context.appId(), id: try AppScope.parameter("channelId", context))
+        return JSONBody.response(.object(["result": .bool(true)]))
+    }
+
+    // MARK: What the routes and the console's Live Activities page both run
+
+    /// Checks a create body, has Apple make the channel and keeps it (bound as the body asks).
+    func create(_ body: JSONValue, app: String) async throws -> BroadcastChannelRecord {
+        let members = try JSONBody.object(body, allowed: ["storagePolicy", "channel"])
+        let policy: APNsChannelStoragePolicy
+        switch members["storagePolicy"] {
+        case nil, .null: policy = .noMessageStored
+        case .integer(let value)? where APNsChannelStoragePolicy(rawValue: Int(value)) != nil:
+            policy = APNsChannelStoragePolicy(rawValue: Int(value))!
+        case let other?: throw HeraldFault.invalidParameter("storagePolicy", "expected 0 or 1, got \(other.scalarText ?? other.typeName)")
+        }
+        let bound = try Self.channelName(members["channel"])
+        let (client, bundle) = try management(app: app)
+        let id: String
+        do {
+            id = try await client.create(bundleID: bundle, storagePolicy: policy)
+        } catch {
+            throw HeraldFault.broadcastChannelRefused(error.description)
+        }
+        let record = BroadcastChannelRecord(channelId: id, storagePolicy: policy.rawValue, boundChannel: bound, createdAt: clock.now)
+        try await channels.insert(app: app, record)
+        return record
+    }
+
+    /// Checks a bind body (`channel`: a name, or null to unbind) and binds; the channel as it now is.
+    func bind(_ body: JSONValue, app: String, id: String) async throws -> BroadcastChannelRecord {
+        let members = try JSONBody.object(body, allowed: ["channel"])
+        guard members.keys.contains("channel") else { throw HeraldFault.missingParameter("channel") }
+        let bound = try Self.channelName(members["channel"])
         guard try await channels.bind(app: app, id: id, to: bound), let record = try await channels.channel(app: app, id: id) else {
             throw HeraldFault.unknownBroadcastChannel
         }
-        return JSONBody.response(record.json)
+        return record
     }
 
     /// Deletes the channel at Apple (one Apple no longer has is deleted here all the same), then here.
-    func delete(_ context: HeraldRequestContext) async throws -> Response {
-        let app = try context.appId()
-        let id = try AppScope.parameter("channelId", context)
+    func delete(app: String, id: String) async throws {
         guard try await channels.channel(app: app, id: id) != nil else { throw HeraldFault.unknownBroadcastChannel }
         let (client, bundle) = try management(app: app)
         do {
@@ -78,14 +92,23 @@ struct LiveActivityChannelRoutes {
             throw HeraldFault.broadcastChannelRefused(error.description)
         }
         _ = try await channels.delete(app: app, id: id)
-        return JSONBody.response(.object(["result": .bool(true)]))
+    }
+
+    /// Why the app cannot manage broadcast channels (5083, 5082, 5086), read from its configuration alone;
+    /// nil when it can try. The console says so before anyone presses Create.
+    func managementProblem(app: String) -> HeraldFault? {
+        guard let apns = apps.apns(app: app) else { return HeraldFault.liveActivitiesNeedAPNs(app: app) }
+        guard case .token = apns.authentication else { return HeraldFault.liveActivitiesNeedTokenAuth(app: app) }
+        guard apns.channelClientConfiguration != nil else { return HeraldFault.broadcastChannelsNotConfigured(app: app) }
+        return nil
     }
 
     /// The app's channel management client and bundle id, or why it has none.
     func management(app: String) throws -> (APNsChannelClient, String) {
-        guard let apns = apps.apns(app: app) else { throw HeraldFault.liveActivitiesNeedAPNs(app: app) }
-        guard let token = try apns.channelProviderToken(clock: clock) else { throw HeraldFault.liveActivitiesNeedTokenAuth(app: app) }
-        guard let configuration = apns.channelClientConfiguration else { throw HeraldFault.broadcastChannelsNotConfigured(app: app) }
+        if let problem = managementProblem(app: app) { throw problem }
+        guard let apns = apps.apns(app: app), let token = try apns.channelProviderToken(clock: clock),
+            let configuration = apns.channelClientConfiguration
+        else { throw HeraldFault.internalError }
         return (APNsChannelClient(configuration: configuration, providerToken: token), apns.topic)
     }
 

@@ -55,11 +55,12 @@ public enum HeraldServer {
         let templateRoutes = PushTemplateRoutes(
             templates: templates, messages: messages, apps: apps, clock: clock, dispatcher: dispatcher)
         templateRoutes.add(to: router)
+        let liveActivities = LiveActivityPublish(
+            messages: messages, store: store, apps: apps, clock: clock, dispatcher: dispatcher, channels: broadcastChannels)
+        let channelRoutes = broadcastChannels.map { LiveActivityChannelRoutes(channels: $0, apps: apps, clock: clock) }
         let messageRoutes = MessageRoutes(
             messages: messages, templates: templateRoutes, pubsub: pubsub, apps: apps, clock: clock, dispatcher: dispatcher,
-            metrics: metrics,
-            liveActivities: LiveActivityPublish(
-                messages: messages, store: store, apps: apps, clock: clock, dispatcher: dispatcher, channels: broadcastChannels))
+            metrics: metrics, liveActivities: liveActivities)
         messageRoutes.add(to: router)
         pubsub.add(to: router)
         // The Java/Android SDK's AMF calls, through the routes above.
@@ -72,9 +73,14 @@ public enum HeraldServer {
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         LiveActivityTokenRoutes(store: store, apps: apps, clock: clock).add(to: router)
-        if let broadcastChannels { LiveActivityChannelRoutes(channels: broadcastChannels, apps: apps, clock: clock).add(to: router) }
+        channelRoutes?.add(to: router)
         DeviceCheckRoutes(clients: deviceCheck, apps: apps, metrics: metrics).add(to: router)
-        console?.add(to: router)
+        if var console {
+            // The console's Live Activity forms run the very routes' code.
+            console.liveActivityPublish = liveActivities
+            console.broadcastChannels = channelRoutes
+            console.add(to: router)
+        }
         rt?.add(to: router)
         routeMethods.load(router.routes)
         return router

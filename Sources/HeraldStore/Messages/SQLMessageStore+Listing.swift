@@ -6,10 +6,13 @@ public struct MessageFilter: Sendable, Equatable {
     /// Any of these (nil: any status).
     public var statuses: [MessageStatus]?
     public var channel: ChannelName?
+    /// Only Live Activity publishes (messages with a `LiveActivityTarget`): the console's Live Activities page.
+    public var liveActivity: Bool
 
-    public init(statuses: [MessageStatus]? = nil, channel: ChannelName? = nil) {
+    public init(statuses: [MessageStatus]? = nil, channel: ChannelName? = nil, liveActivity: Bool = false) {
         self.statuses = statuses
         self.channel = channel
+        self.liveActivity = liveActivity
     }
 }
 
@@ -66,6 +69,14 @@ extension SQLMessageStore {
                 }
             }
             if let channel = filter.channel { conditions.append("m.channel = \(bind: channel.rawValue)") }
+            if filter.liveActivity {
+                // Live Activity publishes may be a few among many messages: the partial index
+                // messages_live_activity holds only them (SQLite is told, as for messages_due).
+                conditions.append("m.live_activity IS NOT NULL")
+                if filter.statuses == nil, filter.channel == nil, backend.dialect.kind != .postgres {
+                    table = "messages m INDEXED BY messages_live_activity"
+                }
+            }
             if let cursor {
                 // A row value, which both databases take as one range on the index (an OR of the two is not:
                 // SQLite then walks the app's whole index from the newest, 6.4 ms against 0.45 ms half way

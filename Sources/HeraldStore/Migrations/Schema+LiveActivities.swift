@@ -50,6 +50,13 @@ extension Schema {
                 """,
                 "CREATE UNIQUE INDEX apns_channels_bound ON apns_channels (app_id, bound_channel)",
             ]
-        }
+        },
+        Migration(name: "0025_live_activity_messages") { _ in
+            [
+                // The app's Live Activity publishes, newest first (the console's Live Activities page), without
+                // walking its other messages.
+                "CREATE INDEX messages_live_activity ON messages (app_id, created_at, id) WHERE live_activity IS NOT NULL"
+            ]
+        },
     ]
 }
