@@ -27,10 +27,16 @@ trap cleanup EXIT
 API="http://$HOST:$PORT/bench/k-admin"
 requests() { curl -s "http://127.0.0.1:$CONTROL/control/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])'; }
 
-# publish LABEL PATH BODY: publishes one message, waits (10 minutes at most) until it is published, prints the figures.
+# cpu PID: the process's user + system CPU time so far, in clock ticks.
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# publish LABEL PATH BODY: publishes one message, waits (10 minutes at most) until it is published, prints the figures
+# (with the CPU time Herald and the mock APNs spent meanwhile).
 publish() {
-    local before id t0 status t1
+    local before id t0 status t1 herald_cpu mock_cpu
     before=$(requests)
+    herald_cpu=$(cpu "$SERVER_PID")
+    mock_cpu=$(cpu "${MOCK_PIDS[0]}")
     t0=$(date +%s%N)
     id=$(curl -s -X POST "$API/$2" -H 'Content-Type: application/json' -d "$3" | grep -o 'message:[0-9a-f-]*')
     for _ in $(seq 1 60000); do
@@ -41,7 +47,10 @@ publish() {
     t1=$(date +%s%N)
     local sent
     sent=$(echo "$status" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["deliveries"]["sent"], d["deliveries"]["failed"])')
-    echo "$1: $sent (status, sent, failed) in $(( (t1 - t0) / 1000000 )) ms; APNs received $(( $(requests) - before )) requests"
+    local ticks
+    ticks=$(getconf CLK_TCK)
+    echo "$1: $sent (status, sent, failed) in $(( (t1 - t0) / 1000000 )) ms; APNs received $(( $(requests) - before )) requests;" \
+        "CPU: Herald $(( ($(cpu "$SERVER_PID") - herald_cpu) * 1000 / ticks )) ms, mock APNs $(( ($(cpu "${MOCK_PIDS[0]}") - mock_cpu) * 1000 / ticks )) ms"
 }
 UPDATE='{"event":"update","attributesType":"MatchAttributes","contentState":{"home":1,"away":0}}'
 
