@@ -200,6 +200,8 @@ import Testing
             let update = try await LiveActivityPublishTests.liveActivity(
                 h, "match", #"{"event": "update", "attributesType": "Match<Attributes>", "contentState": {"s": 1}}"#)
             _ = try await h.waitFor(update, status: "published")
+            // The harness's clock stands still: a second later, so that "newest first" has a newest.
+            h.clock.advance(milliseconds: 1000)
             let single = try await LiveActivityPublishTests.liveActivity(
                 h, "other",
                 #"{"event": "end", "attributesType": "Delivery", "activityId": "A-7", "contentState": {"s": 2}, "pushSinglecast": ["dev-0"]}"#
