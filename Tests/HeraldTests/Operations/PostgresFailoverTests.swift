@@ -90,111 +90,117 @@ struct PostgresFailoverTests {
     /// within 10 s of the promotion; every acknowledged registration is on the new primary; the LISTEN
     /// connection moves there; the metrics say which host is primary and count one failover.
     @Test func aFailoverLosesNoAcknowledgedRegistrationAndWritesResumeWithinTenSeconds() async throws {
-        let url = try await database()
-        let exporter = MetricsExporter()
-        try await HeraldRuntime.withMigrated(url, logger: logger, metrics: exporter.metrics) { backend in
-            let store = SQLRegistrationStore(backend: backend)
-            let heard = Locked<[String]>([])
-            let listener = Task {
-                await backend.listen("herald_failover_test", listening: {}) { payload in heard.withLock { $0.append(payload) } }
-            }
-            defer { listener.cancel() }
-            let before = try Self.primaryPort()
-            let tally = Tally()
-            let stop = Locked(false)
-            let writers = Task { await write(store, tally, until: stop) }
-            try await Task.sleep(for: .seconds(1))
-            try Self.pair("failover")
-            let promoted = ContinuousClock.now
-            // Writes resume on the new primary: wait for one acknowledged after the promotion.
-            var resumed: Duration?
-            while ContinuousClock.now - promoted < .seconds(15) {
-                if let last = tally.state.withLock({ $0.lastAcknowledged }), last > promoted {
-                    resumed = last - promoted
-                    break
+        try await PostgresPair.exclusively {
+            let url = try await database()
+            let exporter = MetricsExporter()
+            try await HeraldRuntime.withMigrated(url, logger: logger, metrics: exporter.metrics) { backend in
+                let store = SQLRegistrationStore(backend: backend)
+                let heard = Locked<[String]>([])
+                let listener = Task {
+                    await backend.listen("herald_failover_test", listening: {}) { payload in heard.withLock { $0.append(payload) } }
                 }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            try await Task.sleep(for: .milliseconds(500))
-            stop.withLock { $0 = true }
-            await writers.value
-            let seen = tally.state.withLock { $0 }
-            #expect(seen.other.isEmpty, "only 503s during the switch: \(seen.other.prefix(3))")
-            let took = try #require(resumed, "no write succeeded within 15 s of the promotion")
-            #expect(took < .seconds(10), "writes resumed \(took) after the promotion")
-            #expect(seen.acknowledged.count > 100)
-            // Every acknowledged registration is on the new primary.
-            let stored = try await backend.read { db in
-                try await db.raw("SELECT device_id FROM devices WHERE app_id = 'shop'").all().map {
-                    try $0.decode(column: "device_id", as: String.self)
+                defer { listener.cancel() }
+                let before = try Self.primaryPort()
+                let tally = Tally()
+                let stop = Locked(false)
+                let writers = Task { await write(store, tally, until: stop) }
+                try await Task.sleep(for: .seconds(1))
+                try Self.pair("failover")
+                let promoted = ContinuousClock.now
+                // Writes resume on the new primary: wait for one acknowledged after the promotion.
+                var resumed: Duration?
+                while ContinuousClock.now - promoted < .seconds(15) {
+                    if let last = tally.state.withLock({ $0.lastAcknowledged }), last > promoted {
+                        resumed = last - promoted
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
                 }
-            }
-            let missing = Set(seen.acknowledged).subtracting(stored)
-            #expect(missing.isEmpty, "\(missing.count) acknowledged registrations lost, e.g. \(missing.prefix(3))")
-            #expect(try Self.primaryPort() != before)
-            // NOTIFY reaches the listener on the new primary.
-            var delivered = false
-            for attempt in 0..<50 where !delivered {
-                _ = try await backend.write { db in
-                    try await db.raw("SELECT pg_notify('herald_failover_test', \(bind: "after-\(attempt)"))").run()
+                try await Task.sleep(for: .milliseconds(500))
+                stop.withLock { $0 = true }
+                await writers.value
+                let seen = tally.state.withLock { $0 }
+                #expect(seen.other.isEmpty, "only 503s during the switch: \(seen.other.prefix(3))")
+                let took = try #require(resumed, "no write succeeded within 15 s of the promotion")
+                #expect(took < .seconds(10), "writes resumed \(took) after the promotion")
+                #expect(seen.acknowledged.count > 100)
+                // Every acknowledged registration is on the new primary.
+                let stored = try await backend.read { db in
+                    try await db.raw("SELECT device_id FROM devices WHERE app_id = 'shop'").all().map {
+                        try $0.decode(column: "device_id", as: String.self)
+                    }
                 }
-                try await Task.sleep(for: .milliseconds(200))
-                delivered = heard.withLock { $0.contains { $0.hasPrefix("after-") } }
+                let missing = Set(seen.acknowledged).subtracting(stored)
+                #expect(missing.isEmpty, "\(missing.count) acknowledged registrations lost, e.g. \(missing.prefix(3))")
+                #expect(try Self.primaryPort() != before)
+                // NOTIFY reaches the listener on the new primary.
+                var delivered = false
+                for attempt in 0..<50 where !delivered {
+                    _ = try await backend.write { db in
+                        try await db.raw("SELECT pg_notify('herald_failover_test', \(bind: "after-\(attempt)"))").run()
+                    }
+                    try await Task.sleep(for: .milliseconds(200))
+                    delivered = heard.withLock { $0.contains { $0.hasPrefix("after-") } }
+                }
+                #expect(delivered, "LISTEN moved to the new primary")
+                let exposition = Exposition.parse(exporter.exposition())
+                #expect(exposition["herald_database_failovers_total"] == 1)
+                #expect(exposition["herald_database_primary{host=\"127.0.0.1:\(try Self.primaryPort())\"}"] == 1)
+                #expect(exposition["herald_database_primary{host=\"127.0.0.1:\(before)\"}"] == 0)
+                #expect((exposition["herald_database_without_primary_seconds_total"] ?? 0) > 0)
             }
-            #expect(delivered, "LISTEN moved to the new primary")
-            let exposition = Exposition.parse(exporter.exposition())
-            #expect(exposition["herald_database_failovers_total"] == 1)
-            #expect(exposition["herald_database_primary{host=\"127.0.0.1:\(try Self.primaryPort())\"}"] == 1)
-            #expect(exposition["herald_database_primary{host=\"127.0.0.1:\(before)\"}"] == 0)
-            #expect((exposition["herald_database_without_primary_seconds_total"] ?? 0) > 0)
+            try Self.pair("rejoin")
         }
-        try Self.pair("rejoin")
     }
 
     /// With the old primary back as a standby and listed first, a new backend uses the host that is
     /// the primary, as libpq's `target_session_attrs=read-write` does.
     @Test func theStandbyListedFirstIsPassedOver() async throws {
-        guard case .postgres(let pair) = try DatabaseURL(parsing: try #require(Self.pairURL)) else { return }
-        if try Self.primaryPort() == pair.hosts[0].port {
-            try Self.pair("failover")
-            try Self.pair("rejoin")
-        }
-        let url = try await database()
-        try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
-            let port = try await backend.read { db in
-                try await db.raw("SELECT inet_server_port() AS port, pg_is_in_recovery() AS standby").first()
+        try await PostgresPair.exclusively {
+            guard case .postgres(let pair) = try DatabaseURL(parsing: try #require(Self.pairURL)) else { return }
+            if try Self.primaryPort() == pair.hosts[0].port {
+                try Self.pair("failover")
+                try Self.pair("rejoin")
             }
-            #expect(try port?.decode(column: "standby", as: Bool.self) == false)
-            #expect(try port?.decode(column: "port", as: Int.self) == Self.primaryPort())
+            let url = try await database()
+            try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
+                let port = try await backend.read { db in
+                    try await db.raw("SELECT inet_server_port() AS port, pg_is_in_recovery() AS standby").first()
+                }
+                #expect(try port?.decode(column: "standby", as: Bool.self) == false)
+                #expect(try port?.decode(column: "port", as: Int.self) == Self.primaryPort())
+            }
         }
     }
 
     /// A primary whose sessions turn read-only (as a demoted one's are) answers writes with SQLSTATE
     /// 25006: Herald answers 503 (never 500) and gives the host up until it is writable again, then goes on.
     @Test func aReadOnlyPrimaryAnswers503UntilItIsWritableAgain() async throws {
-        let url = try await database()
-        try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
-            let store = SQLRegistrationStore(backend: backend)
-            let tally = Tally()
-            let stop = Locked(false)
-            let writers = Task { await write(store, tally, until: stop) }
-            try await Task.sleep(for: .milliseconds(500))
-            try Self.pair("demote")
-            try await Task.sleep(for: .seconds(2))
-            let during = tally.state.withLock { $0 }
-            try Self.pair("undemote")
-            let back = ContinuousClock.now
-            var resumed = false
-            while !resumed, ContinuousClock.now - back < .seconds(10) {
-                try await Task.sleep(for: .milliseconds(100))
-                resumed = tally.state.withLock { ($0.lastAcknowledged ?? back) > back }
+        try await PostgresPair.exclusively {
+            let url = try await database()
+            try await HeraldRuntime.withMigrated(url, logger: logger) { backend in
+                let store = SQLRegistrationStore(backend: backend)
+                let tally = Tally()
+                let stop = Locked(false)
+                let writers = Task { await write(store, tally, until: stop) }
+                try await Task.sleep(for: .milliseconds(500))
+                try Self.pair("demote")
+                try await Task.sleep(for: .seconds(2))
+                let during = tally.state.withLock { $0 }
+                try Self.pair("undemote")
+                let back = ContinuousClock.now
+                var resumed = false
+                while !resumed, ContinuousClock.now - back < .seconds(10) {
+                    try await Task.sleep(for: .milliseconds(100))
+                    resumed = tally.state.withLock { ($0.lastAcknowledged ?? back) > back }
+                }
+                stop.withLock { $0 = true }
+                await writers.value
+                let seen = tally.state.withLock { $0 }
+                #expect(during.unavailable > 0, "writes were refused as unavailable while read-only")
+                #expect(seen.other.isEmpty, "only 503s while read-only: \(seen.other.prefix(3))")
+                #expect(resumed, "writes resumed once the host was writable")
             }
-            stop.withLock { $0 = true }
-            await writers.value
-            let seen = tally.state.withLock { $0 }
-            #expect(during.unavailable > 0, "writes were refused as unavailable while read-only")
-            #expect(seen.other.isEmpty, "only 503s while read-only: \(seen.other.prefix(3))")
-            #expect(resumed, "writes resumed once the host was writable")
         }
     }
 
@@ -214,4 +220,38 @@ struct PostgresFailoverTests {
 /// The pair `scripts/with-postgres.sh --standby` starts, if it did.
 enum PostgresPair {
     static var url: String? { ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_PAIR_URL"] }
+
+    /// Runs `body` while no other test uses the pair: a failover under one suite would disturb another's
+    /// test (`.serialized` orders the tests of one suite only, and suites run side by side).
+    static func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await lock.acquire()
+        do {
+            let value = try await body()
+            await lock.release()
+            return value
+        } catch {
+            await lock.release()
+            throw error
+        }
+    }
+
+    static let lock = Turn()
+
+    /// One holder at a time, the others waiting in order.
+    actor Turn {
+        private var held = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func acquire() async {
+            guard held else {
+                held = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func release() {
+            if waiting.isEmpty { held = false } else { waiting.removeFirst().resume() }
+        }
+    }
 }
