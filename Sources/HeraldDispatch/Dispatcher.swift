@@ -82,7 +82,8 @@ public final class Dispatcher: Service {
     /// Either way it is durable when this returns; a slice handed over but never started (the process ended,
     /// or a shutdown began, between the publish's commit and the loop's next turn) is taken again once its
     /// lease runs out, or at once by a SQLite restart (`releaseAll`).
-    public func insertAndSend(_ message: StoredMessage, now: Timestamp) async throws {
+    /// With `idempotency`, the publish's key is taken in the message's transaction (`MessageStore.insert`).
+    public func insertAndSend(_ message: StoredMessage, now: Timestamp, idempotency: IdempotencyRecord? = nil) async throws {
         let key = SliceKey(message: message.id, slice: 0)
         let reserved =
             accepting.load(ordering: .acquiring) && !stop.isSet
@@ -90,14 +91,15 @@ public final class Dispatcher: Service {
                 !running.claiming && running.keys.count < settings.maxConcurrentMessages && running.keys.insert(key).inserted
             }
         guard reserved else {
-            try await messages.insert(message, now: now)
+            try await messages.insert(message, now: now, idempotency: idempotency)
             wake()
             return
         }
         let claimed: ClaimedSlice
         do {
             claimed = try await messages.insertClaimed(
-                message, now: now, owner: owner, leaseMilliseconds: Int64(settings.leaseSeconds * 1000), slicing: slicing)
+                message, now: now, owner: owner, leaseMilliseconds: Int64(settings.leaseSeconds * 1000), slicing: slicing,
+                idempotency: idempotency)
         } catch {
             running.withLock { _ = $0.keys.remove(key) }
             throw error

@@ -81,6 +81,7 @@ public final class HeraldMetrics: Sendable {
     public enum SweepKind: String, Sendable, CaseIterable {
         case registrations, history, messages, channels
         case liveActivities = "live_activities"
+        case idempotencyKeys = "idempotency_keys"
     }
 
     private let factory: any MetricsFactory

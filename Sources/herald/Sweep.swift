@@ -14,14 +14,15 @@ struct Sweep: AsyncParsableCommand {
             let configuration = try common.load()
             let report = try await withDatabase(configuration, mustExist: true) { backend in
                 do {
+                    let messages = SQLMessageStore(backend: backend)
                     return try await Sweeper(
                         store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
                         batchSize: configuration.sweeper.batchSize,
                         history: Sweeper.HistoryRetention(
                             registry: SQLDeviceRegistry(backend: backend), days: configuration.history.days,
                             maxPerDevice: configuration.history.maxPerDevice),
-                        messages: Sweeper.MessageRetention(
-                            messages: SQLMessageStore(backend: backend), days: configuration.messageRetentionDays),
+                        messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
+                        idempotencyKeys: messages,
                         logger: makeLogger(configuration)
                     )
                     .sweep(

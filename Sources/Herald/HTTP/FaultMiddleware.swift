@@ -89,6 +89,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound: .notFound
         case .tooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests
+        case .unprocessable: .unprocessableContent
         case .badGateway: .badGateway
         case .unavailable: .serviceUnavailable
         case .internal: .internalServerError

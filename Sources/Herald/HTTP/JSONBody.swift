@@ -7,15 +7,24 @@ import NIOCore
 enum JSONBody {
     /// Reads and parses the request body; over 64 KiB is 413/8000 naming "body", non-JSON is 8002.
     static func read(_ request: Request) async throws -> JSONValue {
-        guard let value = try await readOptional(request) else {
+        try parse(try await collect(request))
+    }
+
+    /// Like `read`, for routes whose body may be left out: nil when it is empty.
+    static func readOptional(_ request: Request) async throws -> JSONValue? {
+        try parseOptional(try await collect(request))
+    }
+
+    /// A collected body (`collect`) parsed as `read` parses it.
+    static func parse(_ buffer: ByteBuffer) throws -> JSONValue {
+        guard let value = try parseOptional(buffer) else {
             throw HeraldFault.unparsable("the body is empty; a JSON object is expected")
         }
         return value
     }
 
-    /// Like `read`, for routes whose body may be left out: nil when it is empty.
-    static func readOptional(_ request: Request) async throws -> JSONValue? {
-        let buffer = try await collect(request)
+    /// A collected body parsed as `readOptional` parses it: nil when it is empty.
+    static func parseOptional(_ buffer: ByteBuffer) throws -> JSONValue? {
         if buffer.readableBytes == 0 { return nil }
         return try JSONValue.parse(buffer.readableBytesView)
     }

@@ -20,8 +20,12 @@ struct LiveActivityPublish {
     /// The body's keys: the event's, and the audience's as a publish has them.
     static let bodyKeys = LiveActivityEvent.bodyKeys.union(["pushSinglecast", "segment"])
 
-    /// Checks the body and the app's APNs block, stores the message and starts it; returns its id.
-    func publish(_ body: JSONValue, app: String, channel: ChannelName) async throws -> String {
+    /// Checks the body and the app's APNs block, stores the message (as `id`, with the publish's `idempotency`
+    /// key) and starts it; returns its id.
+    func publish(
+        _ body: JSONValue, app: String, channel: ChannelName, id: String = MessageRoutes.newMessageID(),
+        idempotency: IdempotencyRecord? = nil
+    ) async throws -> String {
         guard let apns = apps.apns(app: app) else { throw HeraldFault.liveActivitiesNeedAPNs(app: app) }
         guard case .token = apns.authentication else { throw HeraldFault.liveActivitiesNeedTokenAuth(app: app) }
         let members = try JSONBody.object(body, allowed: Self.bodyKeys)
@@ -46,13 +50,13 @@ struct LiveActivityPublish {
         let content = APNsContent(
             payload: payload, pushType: APNsPushType.liveactivity.rawValue, priority: event.priority, expiration: nil, collapseId: nil)
         let message = StoredMessage(
-            id: MessageRoutes.newMessageID(), app: app, channel: channel, policy: .push, broadcast: .ios,
+            id: id, app: app, channel: channel, policy: .push, broadcast: .ios,
             singlecast: singlecast?.map(\.rawValue), segment: segment, contents: MessageContents(apns: content),
             liveActivity: target, dueAt: now, createdAt: now)
         if let dispatcher {
-            try await dispatcher.insertAndSend(message, now: now)
+            try await dispatcher.insertAndSend(message, now: now, idempotency: idempotency)
         } else {
-            try await messages.insert(message, now: now)
+            try await messages.insert(message, now: now, idempotency: idempotency)
         }
         if event.kind == .end, let activityId = event.activityId {
             // Once the end is stored: the one activity's token is kept only as long as Apple shows the ended

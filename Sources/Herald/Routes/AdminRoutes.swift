@@ -21,6 +21,7 @@ struct AdminRoutes {
                 "messagesPruned": .integer(Int64(report.messagesPruned)),
                 "channelsRemoved": .integer(Int64(report.channelsRemoved)),
                 "liveActivitiesRemoved": .integer(Int64(report.liveActivitiesRemoved)),
+                "idempotencyKeysRemoved": .integer(Int64(report.idempotencyKeysRemoved)),
                 "durationMs": .number((report.durationMilliseconds * 1000).rounded() / 1000),
             ]))
     }

@@ -54,13 +54,23 @@ struct MessageRoutes {
             var context = context
             if try AppScope.parameter("target", context) == PushTemplateRoutes.pushSegment {
                 context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
-                return try await templates.push(request, context, name: try AppScope.parameter("second", context))
+                let name = try AppScope.parameter("second", context)
+                let app = try context.appId()
+                let body = try await JSONBody.collect(request)
+                return try await idempotent.answer(request, context, body: body) { id, idempotency in
+                    _ = try await templates.push(
+                        app: app, name: name, body: try JSONBody.parseOptional(body), id: id, idempotency: idempotency)
+                }
             }
             if try AppScope.parameter("second", context) == LiveActivityPublish.segment {
                 context.caller = try AppScope.authorize(context, apps: apps, requires: .server, denied: .publishDenied)
                 let channel = try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
-                let id = try await liveActivities.publish(try await JSONBody.read(request), app: try context.appId(), channel: channel)
-                return Self.accepted(id)
+                let app = try context.appId()
+                let body = try await JSONBody.collect(request)
+                return try await idempotent.answer(request, context, body: body) { id, idempotency in
+                    _ = try await liveActivities.publish(
+                        try JSONBody.parse(body), app: app, channel: channel, id: id, idempotency: idempotency)
+                }
             }
             guard try AppScope.parameter("second", context) == PubSubRoutes.subscribeSegment else { throw HeraldFault.noSuchRoute }
             context.caller = try AppScope.authorize(context, apps: apps, requires: .client)
@@ -74,26 +84,33 @@ struct MessageRoutes {
         }
     }
 
+    /// The routes' `Idempotency-Key`, kept in the message store.
+    var idempotent: IdempotentPublish { IdempotentPublish(messages: messages, clock: clock) }
+
     /// Stores the message durably, then wakes the dispatcher; answers `scheduled` (Backendless does too).
     func publish(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let appId = try context.appId()
         let channel = try ChannelName(validating: try AppScope.parameter("target", context), property: "channelName")
-        let body = try await JSONBody.read(request)
-        return Self.accepted(
-            try await Self.publish(body, app: appId, channel: channel, messages: messages, clock: clock, dispatcher: dispatcher))
+        let body = try await JSONBody.collect(request)
+        return try await idempotent.answer(request, context, body: body) { id, idempotency in
+            _ = try await Self.publish(
+                try JSONBody.parse(body), app: appId, channel: channel, messages: messages, clock: clock, dispatcher: dispatcher, id: id,
+                idempotency: idempotency)
+        }
     }
 
     /// Checks a publish's body and stores the message durably, then wakes the dispatcher when it is due
     /// now; returns its id. (The publish route, and the console's test push to one device.)
     /// `channels`, when it names more than one, is the console's audience of several channels: the devices
     /// of any of them, each once (as a template's audience), pushed only, since subscribers follow one channel.
+    /// `id` is the message's; `idempotency`, the publish's key, written with the message (`IdempotentPublish`).
     static func publish(
         _ body: JSONValue, app: String, channel: ChannelName, channels: [ChannelName]? = nil, messages: any MessageStore,
-        clock: any WallClock, dispatcher: Dispatcher?
+        clock: any WallClock, dispatcher: Dispatcher?, id: String = newMessageID(), idempotency: IdempotencyRecord? = nil
     ) async throws -> String {
         let now = clock.now
         let publish = try PublishRequest(json: body, now: now)
-        var message = StoredMessage(id: newMessageID(), app: app, channel: channel, request: publish, now: now)
+        var message = StoredMessage(id: id, app: app, channel: channel, request: publish, now: now)
         if let channels, channels.count > 1, publish.singlecast == nil {
             guard publish.policy == .push else {
                 throw HeraldFault.invalidParameter(
@@ -103,17 +120,25 @@ struct MessageRoutes {
         }
         if publish.schedule.publishAt == nil, let dispatcher {
             // Due now: stored with its first slice leased to this instance, which starts sending at once.
-            try await dispatcher.insertAndSend(message, now: now)
+            try await dispatcher.insertAndSend(message, now: now, idempotency: idempotency)
         } else {
-            try await messages.insert(message, now: now)
+            try await messages.insert(message, now: now, idempotency: idempotency)
         }
         return message.id
     }
 
     /// The answer to a publish (and a push with a template): stored, to be sent, as Backendless says it.
     static func accepted(_ id: String) -> Response {
-        JSONBody.response(
-            .object(["messageId": .string(id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null]))
+        JSONBody.response(acceptedJSON(id))
+    }
+
+    /// `accepted`'s body as sent, for an idempotency key to keep.
+    static func acceptedBody(_ id: String) -> String {
+        String(decoding: (try? JSONEncoder.herald.encode(acceptedJSON(id))) ?? Data("null".utf8), as: UTF8.self)
+    }
+
+    static func acceptedJSON(_ id: String) -> JSONValue {
+        .object(["messageId": .string(id), "status": .string(MessageStatus.scheduled.contractStatus), "errorMessage": .null])
     }
 
     func status(_ context: HeraldRequestContext) async throws -> Response {

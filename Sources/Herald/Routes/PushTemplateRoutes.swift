@@ -91,36 +91,35 @@ struct PushTemplateRoutes {
         return Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.sdkBlock(for: os)) })
     }
 
-    /// A push with the template, once a server key was checked: stored like a publish (durable when
-    /// answered), to the template's audience, and answered like one.
-    func push(_ request: Request, _ context: HeraldRequestContext, name: String) async throws -> Response {
-        MessageRoutes.accepted(try await push(app: try context.appId(), name: name, body: try await JSONBody.readOptional(request)))
-    }
-
     /// Pushes with the app's template `name` and the values in `body` (`{"templateValues": {…}}`); returns the
-    /// message's id. The push route and the SDK's binary `pushWithTemplate` both send so.
-    func push(app: String, name: String, body: JSONValue?) async throws -> String {
+    /// message's id. The push route (`MessageRoutes`, once a server key was checked; `id` and `idempotency` from
+    /// its `Idempotency-Key`) and the SDK's binary `pushWithTemplate` both send so.
+    func push(
+        app: String, name: String, body: JSONValue?, id: String = MessageRoutes.newMessageID(), idempotency: IdempotencyRecord? = nil
+    ) async throws -> String {
         guard let template = try await templates.template(app: app, name: name) else { throw HeraldFault.unknownTemplate(name) }
-        return try await Self.send(template, body: body, app: app, messages: messages, clock: clock, dispatcher: dispatcher)
+        return try await Self.send(
+            template, body: body, app: app, messages: messages, clock: clock, dispatcher: dispatcher, id: id, idempotency: idempotency)
     }
 
     /// Stores a push with `template` and the values in `body` (as the push route reads them) and wakes the
     /// dispatcher; returns the message's id. The push route and the console's Templates page both send so.
     static func send(
-        _ template: PushTemplate, body: JSONValue?, app: String, messages: any MessageStore, clock: any WallClock, dispatcher: Dispatcher?
+        _ template: PushTemplate, body: JSONValue?, app: String, messages: any MessageStore, clock: any WallClock, dispatcher: Dispatcher?,
+        id: String = MessageRoutes.newMessageID(), idempotency: IdempotencyRecord? = nil
     ) async throws -> String {
         let push = try TemplatePush(template: template, body: body)
         let channels = template.audience.channels
         let now = clock.now
         let message = StoredMessage(
-            id: MessageRoutes.newMessageID(), app: app,
+            id: id, app: app,
             channel: channels.count == 1 ? channels[0] : .default, policy: .push, broadcast: push.broadcast,
             segment: template.audience.segment, contents: try push.contents(), templateName: template.name,
             audience: channels.count == 1 ? nil : channels, dueAt: now, createdAt: now)
         if let dispatcher {
-            try await dispatcher.insertAndSend(message, now: now)
+            try await dispatcher.insertAndSend(message, now: now, idempotency: idempotency)
         } else {
-            try await messages.insert(message, now: now)
+            try await messages.insert(message, now: now, idempotency: idempotency)
         }
         return message.id
     }

@@ -109,7 +109,7 @@ public enum HeraldServer {
             history: Sweeper.HistoryRetention(
                 registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
             messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-            emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
+            idempotencyKeys: messages, emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
         let clients = ProviderClients(factories: configuration.providerFactories(clock: clock), logger: logger)
         exporter.beforeExposition { [metrics = exporter.metrics] in clients.reportReplacedConnections(to: metrics) }
         let dispatcher = Dispatcher(

@@ -28,6 +28,8 @@ public struct Sweeper: Sendable {
         public var channelsRemoved: Int = 0
         /// Live Activities forgotten once Apple no longer shows them (`LiveActivityLifetime`).
         public var liveActivitiesRemoved: Int = 0
+        /// Publishes' idempotency keys deleted once expired (24 hours after their publish).
+        public var idempotencyKeysRemoved: Int = 0
     }
 
     /// Finished messages the sweep deletes, after `days`.
@@ -62,14 +64,18 @@ public struct Sweeper: Sendable {
     let logger: Logger
     let history: HistoryRetention?
     let messageRetention: MessageRetention?
+    /// Where publishes' idempotency keys are kept (nil: not swept).
+    let idempotencyKeys: (any MessageStore)?
     /// Days an empty channel stays; nil keeps channels.
     let emptyChannelDays: Double?
     let metrics: HeraldMetrics
 
     public init(
         store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, history: HistoryRetention? = nil,
-        messages: MessageRetention? = nil, emptyChannelDays: Double? = nil, metrics: HeraldMetrics = .disabled, logger: Logger
+        messages: MessageRetention? = nil, idempotencyKeys: (any MessageStore)? = nil, emptyChannelDays: Double? = nil,
+        metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
+        self.idempotencyKeys = idempotencyKeys
         self.metrics = metrics
         self.emptyChannelDays = emptyChannelDays.flatMap { $0 > 0 ? $0 : nil }
         self.history = history
@@ -145,18 +151,23 @@ public struct Sweeper: Sendable {
             messagesPruned = try await messageRetention.messages.pruneFinished(
                 before: now.adding(milliseconds: -Int64(messageRetention.days) * 86_400_000), batchSize: batchSize, app: app)
         }
+        var idempotencyKeysRemoved = 0
+        if let idempotencyKeys {
+            idempotencyKeysRemoved = try await idempotencyKeys.pruneIdempotencyKeys(now: now, batchSize: batchSize, app: app)
+        }
         let duration = ContinuousClock.now - start
         metrics.swept(
             trigger: trigger,
             removed: [
                 .registrations: removed, .history: pruned, .messages: messagesPruned, .channels: channelsRemoved,
-                .liveActivities: liveActivitiesRemoved,
+                .liveActivities: liveActivitiesRemoved, .idempotencyKeys: idempotencyKeysRemoved,
             ],
             duration: duration)
         let (seconds, attoseconds) = duration.components
         let report = Report(
             removed: removed, durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, historyPruned: pruned,
-            messagesPruned: messagesPruned, channelsRemoved: channelsRemoved, liveActivitiesRemoved: liveActivitiesRemoved)
+            messagesPruned: messagesPruned, channelsRemoved: channelsRemoved, liveActivitiesRemoved: liveActivitiesRemoved,
+            idempotencyKeysRemoved: idempotencyKeysRemoved)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [
@@ -166,6 +177,7 @@ public struct Sweeper: Sendable {
                 "herald.sweep.messagesPruned": "\(messagesPruned)",
                 "herald.sweep.channelsRemoved": "\(channelsRemoved)",
                 "herald.sweep.liveActivitiesRemoved": "\(liveActivitiesRemoved)",
+                "herald.sweep.idempotencyKeysRemoved": "\(idempotencyKeysRemoved)",
                 "herald.sweep.durationMs": "\(report.durationMilliseconds)",
             ])
         return report

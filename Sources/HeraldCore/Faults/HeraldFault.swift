@@ -11,6 +11,8 @@ public struct HeraldFault: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         case tooLarge
         case rateLimited
+        /// Well-formed, but in conflict with what the server holds (HTTP 422): a reused idempotency key.
+        case unprocessable
         /// An upstream service (Apple) refused what Herald sent on the caller's behalf.
         case badGateway
         /// A dependency (the database) is away for now; the client should retry.

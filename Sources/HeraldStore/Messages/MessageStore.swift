@@ -12,15 +12,26 @@ import HeraldCore
 /// Time that decides leases and due messages is the store's `StoreClock`: on PostgreSQL the database's
 /// clock, so instances whose clocks disagree still agree on whose lease has run out.
 public protocol MessageStore: Sendable {
-    func insert(_ message: StoredMessage, now: Timestamp) async throws
+    /// Stores a message. With `idempotency`, its key is taken in the same transaction (so the key exists iff
+    /// the message does): a key that a record not yet expired holds throws `IdempotencyKeyTaken`, and
+    /// nothing is written.
+    func insert(_ message: StoredMessage, now: Timestamp, idempotency: IdempotencyRecord?) async throws
 
     /// `insert` of a message due now and, in the same transaction, what the next claim would do for it: its
     /// occurrence started (its slices written) and its first slice leased to `owner`, returned for that
     /// dispatcher to send at once, with no claim's round trips between the publish and its first send. The
-    /// other slices of a large message are left for any instance's claims.
+    /// other slices of a large message are left for any instance's claims. `idempotency` as for `insert`.
     func insertClaimed(
-        _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
+        _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing,
+        idempotency: IdempotencyRecord?
     ) async throws -> ClaimedSlice
+
+    /// The app's record of a publish `key` that is not expired at `now` (see `IdempotencyKey.lifetimeMilliseconds`).
+    func idempotencyRecord(app: String, key: String, now: Timestamp) async throws -> IdempotencyRecord?
+
+    /// Deletes idempotency records expired at `now`, of every app or (`app` set) of one, `batchSize` per
+    /// transaction. Returns how many it deleted.
+    func pruneIdempotencyKeys(now: Timestamp, batchSize: Int, app: String?) async throws -> Int
 
     /// The message with its counts summed over finished occurrences and the slices of the current one.
     func message(app: String, id: String) async throws -> StoredMessage?
@@ -82,6 +93,21 @@ public protocol MessageStore: Sendable {
 
     /// Gives up every lease: for a backend that only one server uses (SQLite), at start-up.
     func releaseAll(now: Timestamp) async throws
+}
+
+extension MessageStore {
+    /// Stores a message published without an idempotency key.
+    public func insert(_ message: StoredMessage, now: Timestamp) async throws {
+        try await insert(message, now: now, idempotency: nil)
+    }
+
+    /// `insertClaimed` of a message published without an idempotency key.
+    public func insertClaimed(
+        _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
+    ) async throws -> ClaimedSlice {
+        try await insertClaimed(
+            message, now: now, owner: owner, leaseMilliseconds: leaseMilliseconds, slicing: slicing, idempotency: nil)
+    }
 }
 
 /// How an occurrence's recipients are split into slices.

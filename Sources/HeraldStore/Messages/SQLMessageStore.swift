@@ -66,17 +66,23 @@ public struct SQLMessageStore: MessageStore {
         return counts
     }
 
-    public func insert(_ message: StoredMessage, now: Timestamp) async throws {
-        let feedsNow = try await backend.write { db in try await insertRow(db, message, now: now) }
+    public func insert(_ message: StoredMessage, now: Timestamp, idempotency: IdempotencyRecord?) async throws {
+        let feedsNow = try await backend.write { db in
+            if let idempotency { try await takeIdempotencyKey(db, idempotency, for: message) }
+            return try await insertRow(db, message, now: now)
+        }
         if feedsNow { feed?.fire(app: message.app, channel: message.channel) }
     }
 
     public func insertClaimed(
-        _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing
+        _ message: StoredMessage, now: Timestamp, owner: String, leaseMilliseconds: Int64, slicing: Slicing,
+        idempotency: IdempotencyRecord?
     ) async throws -> ClaimedSlice {
         // Encoded once, for the row and the feed entry.
         let pubsub = message.pubsub?.encoded()
         let claimed = try await backend.write { db in
+            // The key first: a concurrent publish with it waits here (PostgreSQL) rather than after its message.
+            if let idempotency { try await takeIdempotencyKey(db, idempotency, for: message) }
             let dialect = StoreDialect(db)
             let sqlNow = clock.now(now, dialect)
             // Written as the claim would leave it, from the message in hand: running, its occurrence's slices

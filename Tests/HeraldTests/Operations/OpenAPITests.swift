@@ -62,6 +62,29 @@ import Testing
         }
     }
 
+    /// The routes that create a message take `Idempotency-Key` (issue 52): each documents the header, its
+    /// 422 (code 5090), and the `Idempotent-Replayed` header of a retry's answer.
+    @Test func theRoutesThatCreateAMessageDocumentTheIdempotencyKey() throws {
+        let document = try Self.document()
+        let reference = JSONValue.string("#/components/parameters/idempotencyKey")
+        let parameter = try Self.resolve(.object(["$ref": reference]), in: document)
+        #expect(parameter["name"] == .string("Idempotency-Key") && parameter["in"] == .string("header"))
+        #expect(parameter["required"] == .bool(false))
+        #expect(parameter["schema"]?["maxLength"] == .integer(Int64(IdempotencyKey.limit)))
+        for path in ["/{appId}/{apiKey}/messaging/{target}", "/{appId}/{apiKey}/messaging/{target}/{second}"] {
+            let operation = try #require(document["paths"]?[path]?["post"], "\(path)")
+            guard case .array(let parameters)? = operation["parameters"] else {
+                Issue.record("POST \(path) has no parameters")
+                continue
+            }
+            #expect(parameters.contains { $0["$ref"] == reference }, "POST \(path) does not name the header")
+            let reused = try Self.resolve(try #require(operation["responses"]?["422"], "POST \(path) has no 422"), in: document)
+            let codes = reused["content"]?["application/json"]?["schema"]?["allOf"]?[1]?["properties"]?["code"]?["enum"]
+            #expect(codes == .array([.integer(5090)]), "POST \(path)")
+            #expect(operation["responses"]?["200"]?["headers"]?["Idempotent-Replayed"] != nil, "POST \(path)")
+        }
+    }
+
     static let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
 
     static func document() throws -> JSONValue { try JSONValue.parse(PackageResources.openapi_json) }

@@ -25,7 +25,8 @@ import Testing
             #expect(swept.body["removed"] == .integer(5))
             #expect(
                 Set(swept.body.keys) == [
-                    "removed", "historyPruned", "messagesPruned", "channelsRemoved", "liveActivitiesRemoved", "durationMs",
+                    "removed", "historyPruned", "messagesPruned", "channelsRemoved", "liveActivitiesRemoved", "idempotencyKeysRemoved",
+                    "durationMs",
                 ])
             #expect(try await h.client.call(.get, register + "/e0").body.code == 5000)
             #expect(try await h.client.call(.get, register + "/keep").status == .ok)
