@@ -88,7 +88,8 @@ struct PostgresFailoverTests {
     /// The primary stopped with `-m immediate` and the standby promoted while eight writers register:
     /// every write answers or is refused as unavailable (503), never another error; Herald writes again
     /// within 10 s of the promotion; every acknowledged registration is on the new primary; the LISTEN
-    /// connection moves there; the metrics say which host is primary and count one failover.
+    /// connection moves there; a publish's idempotency key survives, so its retry stores nothing; the metrics
+    /// say which host is primary and count one failover.
     @Test func aFailoverLosesNoAcknowledgedRegistrationAndWritesResumeWithinTenSeconds() async throws {
         try await PostgresPair.exclusively {
             let url = try await database()
@@ -101,6 +102,25 @@ struct PostgresFailoverTests {
                 }
                 defer { listener.cancel() }
                 let before = try Self.primaryPort()
+                // A publish with an idempotency key, acknowledged before the failover: its retry after it must
+                // find the key on the new primary and store nothing.
+                let messages = SQLMessageStore(backend: backend, clock: .caller)
+                let now = SystemClock().now
+                func message(_ id: String) throws -> StoredMessage {
+                    StoredMessage(
+                        id: id, app: "shop", channel: try ChannelName(validating: "news"), policy: .push, broadcast: [.ios],
+                        contents: MessageContents(
+                            apns: APNsContent(
+                                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: "alert", priority: 10, expiration: nil,
+                                collapseId: nil)),
+                        dueAt: now.adding(milliseconds: 3_600_000), createdAt: now)
+                }
+                func record(_ id: String) -> IdempotencyRecord {
+                    IdempotencyRecord(
+                        app: "shop", key: "order-42", requestHash: "same-request", messageId: id, status: 200,
+                        body: #"{"messageId":"\#(id)"}"#, createdAt: now)
+                }
+                try await messages.insert(try message("message:first"), now: now, idempotency: record("message:first"))
                 let tally = Tally()
                 let stop = Locked(false)
                 let writers = Task { await write(store, tally, until: stop) }
@@ -143,6 +163,13 @@ struct PostgresFailoverTests {
                     delivered = heard.withLock { $0.contains { $0.hasPrefix("after-") } }
                 }
                 #expect(delivered, "LISTEN moved to the new primary")
+                // The publish retried with the same key: the key is there, the first message is, the retry is not.
+                await #expect(throws: IdempotencyKeyTaken.self) {
+                    try await messages.insert(try message("message:retry"), now: now, idempotency: record("message:retry"))
+                }
+                #expect(try await messages.idempotencyRecord(app: "shop", key: "order-42", now: now)?.messageId == "message:first")
+                #expect(try await messages.message(app: "shop", id: "message:first") != nil)
+                #expect(try await messages.message(app: "shop", id: "message:retry") == nil)
                 let exposition = Exposition.parse(exporter.exposition())
                 #expect(exposition["herald_database_failovers_total"] == 1)
                 #expect(exposition["herald_database_primary{host=\"127.0.0.1:\(try Self.primaryPort())\"}"] == 1)
