@@ -21,6 +21,31 @@ struct Backup: AsyncParsableCommand {
     @Option(name: .long, help: .hidden)
     var pagesPerStep: Int32 = 512
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write the copy back to disk every MB megabytes as it grows, so the server's commits never wait behind a "
+                + "flood of the backup's writes; 0: sync the whole copy once at the end.",
+            valueName: "MB"))
+    var syncEvery: Int = 4
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Milliseconds to pause after each step of 512 pages (2 MiB); longer: a slower copy, more of the disk left to the server.",
+            valueName: "MS"))
+    var pace: Int = 2
+
+    /// The bench compares the check at the copy's priority (0) with the default.
+    @Option(name: .long, help: .hidden)
+    var checkNice: Int32 = 10
+
+    func validate() throws {
+        guard (0...1024).contains(syncEvery) else { throw ValidationError("--sync-every is megabytes from 0 (off) to 1024") }
+        guard (0...1000).contains(pace) else { throw ValidationError("--pace is milliseconds from 0 to 1000") }
+        guard (0...19).contains(checkNice) else { throw ValidationError("--check-nice is a nice increment from 0 to 19") }
+    }
+
     func run() async throws {
         try await reportingFailures {
             let configuration = try common.load()
@@ -30,6 +55,9 @@ struct Backup: AsyncParsableCommand {
             do throws(BackupFailure) {
                 var backup = SQLiteBackup(source: source, destination: file)
                 backup.pagesPerStep = max(1, pagesPerStep)
+                backup.syncEvery = syncEvery << 20
+                backup.pause = .milliseconds(pace)
+                backup.checkNice = checkNice
                 outcome = try backup.run(progress: progress.show)
             } catch {
                 progress.abandon()
@@ -38,7 +66,8 @@ struct Backup: AsyncParsableCommand {
             progress.finish()
             print(
                 "wrote \(outcome.path): \(BackupCommands.size(outcome.bytes)), schema \(outcome.schema.latest), "
-                    + "in \(String(format: "%.1f", outcome.seconds)) s")
+                    + "in \(String(format: "%.1f", outcome.seconds)) s (copy \(String(format: "%.1f", outcome.phases.copy)) s, "
+                    + "check \(String(format: "%.1f", outcome.phases.check)) s, sync \(String(format: "%.2f", outcome.phases.sync)) s)")
         }
     }
 }

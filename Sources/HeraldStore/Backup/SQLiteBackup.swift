@@ -11,7 +11,9 @@ import VaporCSQLite
 /// backup API would restart from the first page after every commit of another connection, and never
 /// finish under a steady stream of registrations. Pages are copied `pagesPerStep` at a time with a
 /// `pause` between steps, so the copy's reads and writes come in short bursts that leave the disk to the
-/// server's commits in between.
+/// server's commits in between. The copy is written back to disk every `syncEvery` bytes as it grows
+/// (`CopyWriteback`), so that neither the copy nor its final fsync floods the disk's queue that the
+/// server's WAL fsyncs wait in.
 ///
 /// The copy is written beside `destination` and renamed over it only once complete, synced and checked
 /// (`PRAGMA integrity_check`), so a failed backup leaves `destination` as it was.
@@ -21,6 +23,13 @@ public struct SQLiteBackup: Sendable {
     /// 512 pages of 4 KiB: 2 MiB a step, a few milliseconds of I/O.
     public var pagesPerStep: Int32 = 512
     public var pause: Duration = .milliseconds(2)
+    /// Bytes of the copy written between two writebacks to disk; 0: none, the whole copy is synced at
+    /// the end by SQLite's commit and a backup it replaces is freed inside the rename, as `herald
+    /// backup` did before (BENCHMARKS.md section 41 compares the two).
+    public var syncEvery: Int = 4 << 20
+    /// How much lower than the copy's the integrity check's CPU priority is (a nice increment, 0–19).
+    /// The check is a few seconds of one core; on a small machine the server's threads come first.
+    public var checkNice: Int32 = 10
 
     /// Pages copied so far of the pages to copy.
     public struct Progress: Sendable {
@@ -36,6 +45,17 @@ public struct SQLiteBackup: Sendable {
         public let pages: Int
         public let schema: SchemaVersion
         public let seconds: Double
+        /// How long each phase took: the copy, the integrity check, the final sync and rename.
+        public let phases: Phases
+        /// How many times the copy was written back to disk as it grew (0 with `syncEvery` 0).
+        public let writebacks: Int
+    }
+
+    /// Seconds spent in each phase of a backup.
+    public struct Phases: Sendable {
+        public let copy: Double
+        public let check: Double
+        public let sync: Double
     }
 
     public init(source: String, destination: String) {
@@ -51,15 +71,40 @@ public struct SQLiteBackup: Sendable {
         DurableFile.removeWithCompanions(partial)
         var renamed = false
         defer { if !renamed { DurableFile.removeWithCompanions(partial) } }
-        let pages = try copy(to: partial, progress: progress)
+        let (pages, writebacks) = try copy(to: partial, progress: progress)
+        let copied = ContinuousClock.now
+        Self.lowerPriority(by: checkNice)
         let schema = try check(partial)
+        let checked = ContinuousClock.now
         try DurableFile.sync(partial)
-        try DurableFile.replace(destination, with: partial)
+        try DurableFile.replace(destination, with: partial, releasingGradually: syncEvery > 0)
         renamed = true
-        let elapsed = ContinuousClock.now - started
+        let ended = ContinuousClock.now
         return Outcome(
             path: destination, bytes: DurableFile.size(of: destination), pages: pages, schema: schema,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            seconds: Self.seconds(ended - started),
+            phases: Phases(
+                copy: Self.seconds(copied - started), check: Self.seconds(checked - copied), sync: Self.seconds(ended - checked)),
+            writebacks: writebacks)
+    }
+
+    /// Raises the calling thread's nice value by `increment` (on Linux the value is a thread's, and the
+    /// backup runs on one thread); it stays raised: what follows the check is short.
+    private static func lowerPriority(by increment: Int32) {
+        guard increment > 0 else { return }
+        #if os(Linux)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        #else
+        let which = PRIO_PROCESS
+        #endif
+        errno = 0
+        let current = getpriority(which, 0)
+        guard errno == 0 else { return }
+        _ = setpriority(which, 0, min(19, current + increment))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func checkPaths() throws(BackupFailure) {
@@ -80,8 +125,9 @@ public struct SQLiteBackup: Sendable {
         }
     }
 
-    /// The online backup, step by step inside one read transaction on the source; returns the pages copied.
-    private func copy(to partial: String, progress: (Progress) -> Void) throws(BackupFailure) -> Int {
+    /// The online backup, step by step inside one read transaction on the source; returns the pages
+    /// copied and the writebacks made.
+    private func copy(to partial: String, progress: (Progress) -> Void) throws(BackupFailure) -> (Int, Int) {
         do {
             let from = try SQLiteHandle(path: source, mode: .readWrite)
             // A server's writer or `herald sweep` may hold the write lock for a moment; the read below waits for it.
@@ -90,6 +136,14 @@ public struct SQLiteBackup: Sendable {
             // The snapshot starts with the first read; every step reads from it.
             _ = try from.strings("SELECT count(*) FROM sqlite_master")
             let to = try SQLiteHandle(path: partial, mode: .create)
+            var writeback: CopyWriteback?
+            if syncEvery > 0 {
+                // The copy is synced here as it goes and once more before the rename; SQLite's own
+                // journal and syncs would only add a sync of the whole file at its commit. A crash
+                // leaves a half-written partial file, never a half-written FILE.
+                try to.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+                writeback = try CopyWriteback(path: partial, chunk: syncEvery)
+            }
             guard let backup = sqlite_nio_sqlite3_backup_init(to.raw, "main", from.raw, "main") else {
                 throw to.failure(sqlite_nio_sqlite3_extended_errcode(to.raw))
             }
@@ -101,6 +155,7 @@ public struct SQLiteBackup: Sendable {
                 code = sqlite_nio_sqlite3_backup_step(backup, pagesPerStep)
                 total = Int(sqlite_nio_sqlite3_backup_pagecount(backup))
                 progress(Progress(done: total - Int(sqlite_nio_sqlite3_backup_remaining(backup)), total: total))
+                try writeback?.advance()
                 if code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED {
                     let (seconds, attoseconds) = pause.components
                     usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
@@ -113,7 +168,8 @@ public struct SQLiteBackup: Sendable {
             try from.execute("COMMIT")
             from.close()
             to.close()
-            return total
+            try writeback?.finish()
+            return (total, writeback?.writebacks ?? 0)
         } catch {
             throw BackupFailure("backup of \(source) failed: \(error)")
         }

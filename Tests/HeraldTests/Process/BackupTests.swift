@@ -152,6 +152,30 @@ import Testing
         #expect(restored.stdout.contains("applies the 1 missing migration"), "\(restored.stdout)")
     }
 
+    /// `--sync-every` and `--pace` change how the copy is written, not what it holds; the output times
+    /// each phase; values out of range are refused before anything is written.
+    @Test func syncEveryAndPaceChangeHowTheCopyIsWrittenNotWhatItHolds() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let database = "sqlite://" + scratch.path("herald.sqlite")
+        #expect(try await HeraldProcess.run(["migrate", "--database", database]).code == 0)
+        let copy = scratch.path("copy.sqlite")
+        for options in [["--sync-every", "0"], ["--sync-every", "1", "--pace", "0"], ["--pace", "20"]] {
+            let result = try await HeraldProcess.run(["backup", copy, "--database", database] + options)
+            #expect(result.code == 0, "\(options): \(result.stderr)")
+            #expect(result.stdout.contains(" s (copy "), "\(result.stdout)")
+            #expect(result.stdout.contains(" s, check "), "\(result.stdout)")
+            #expect(try SQLiteRestore.inspect(copy).latest == SchemaVersion.current)
+        }
+        try FileManager.default.removeItem(atPath: copy)
+        for (options, expected) in [(["--sync-every", "-1"], "--sync-every"), (["--pace", "5000"], "--pace")] {
+            let result = try await HeraldProcess.run(["backup", copy, "--database", database] + options)
+            #expect(result.code != 0, "\(options)")
+            #expect(result.stderr.contains(expected), "\(options): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: copy), "\(options) wrote a copy")
+        }
+    }
+
     @Test func backupAndRestoreRefusePostgreSQLAndAMissingDatabase() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
