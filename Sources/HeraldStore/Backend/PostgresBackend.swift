@@ -21,7 +21,7 @@ public final class PostgresBackend: SQLBackend, Service {
     let clients: [PostgresClient]
     let location: PostgresLocation
     let primary: PostgresPrimary
-    private let logger: Logger
+    let logger: Logger
     /// Yields once `run()` has started, so the first query does not race the pool's start.
     private let started: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) = AsyncStream.makeStream()
 
@@ -135,57 +135,6 @@ public final class PostgresBackend: SQLBackend, Service {
         }
     }
 
-    /// Listens on the host in use; after a failover, on the new one (NOTIFY reaches only the sessions of
-    /// the server it ran on), calling `listening` again each time it listens.
-    public func listen(_ channel: String, listening: @escaping @Sendable () -> Void, _ body: @escaping @Sendable (String) -> Void) async {
-        while !Task.isCancelled {
-            guard let (host, generation) = primary.current else {
-                try? await Task.sleep(for: PostgresPrimary.retryInterval)
-                continue
-            }
-            do {
-                let connection = try await openConnection(to: host)
-                let moved = await withTaskGroup(of: Result<Bool, any Error>.self) { group in
-                    group.addTask {
-                        do {
-                            try await connection.listen(on: channel) { notifications in
-                                listening()
-                                for try await notification in notifications { body(notification.payload) }
-                            }
-                            return .success(false)
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                    if self.clients.count > 1 {
-                        // The host given up or another chosen: listen again where the writes now go.
-                        group.addTask {
-                            while self.primary.generation == generation {
-                                guard (try? await Task.sleep(for: .milliseconds(200))) != nil else { return .success(false) }
-                            }
-                            return .success(true)
-                        }
-                    }
-                    let first = await group.next() ?? .success(false)
-                    try? await connection.close()
-                    group.cancelAll()
-                    return first
-                }
-                if case .success(true) = moved {
-                    logger.notice("LISTEN \(channel) moves with the database host in use")
-                    continue
-                }
-                if case .failure(let error) = moved { throw error }
-            } catch {
-                if Task.isCancelled { return }
-                noteFailure(error, on: host)
-                logger.warning(
-                    "LISTEN \(channel) lost its connection; listening again in 1 s", metadata: ["error": "\(Self.explain(error))"])
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
-    }
-
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await withLeasedConnection { connection in
@@ -234,94 +183,6 @@ public final class PostgresBackend: SQLBackend, Service {
                 throw Self.translate(error)
             }
         }
-    }
-
-    /// How long a caller waits for a pooled connection before Herald checks whether the database can be
-    /// reached at all. While PostgreSQL is down the pool keeps trying to connect and queues requests;
-    /// without this check a request would wait for the pool's circuit breaker (a minute) instead of
-    /// answering 503. A database that answers but is busy is waited for, up to `maxLeaseWait`.
-    static let leaseTimeout: Duration = .seconds(5)
-    /// The longest wait for a pooled connection while the database can be reached (overload).
-    static let maxLeaseWait: Duration = .seconds(60)
-
-    /// Runs `body` on a pooled connection of the host in use. Waiting for the connection is bounded by
-    /// `leaseTimeout` (and ends at once if that host is given up meanwhile), and (when `bounded`) waiting for
-    /// `body`'s answer by `operationTimeout`, after which the connection is closed: a write cut off that
-    /// way may have committed or not, as with any lost connection. A failure that says the host is no
-    /// longer the primary closes the connection, starts the search for the primary and answers
-    /// `StoreUnavailable` (503).
-    func withLeasedConnection<T: Sendable>(
-        bounded: Bool = true,
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
-    ) async throws -> T {
-        guard let (host, _) = primary.current else {
-            throw StoreUnavailable(reason: "no database host is usable yet (failover in progress)")
-        }
-        let client = clients[host]
-        let state = LeaseState()
-        do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    do {
-                        return try await client.withConnection { connection in
-                            guard state.take(LeaseState.leased)
-                            else { throw StoreUnavailable(reason: "no database connection within \(Self.leaseTimeout)") }
-                            do {
-                                guard bounded else { return try await body(connection) }
-                                return try await Self.withDeadline(Self.operationTimeout, onTimeout: { try? await connection.close() }) {
-                                    try await body(connection)
-                                }
-                            } catch  where Self.failoverSignal(error) == .notPrimary {
-                                // Dropped, not handed back: the pool opens a new one when asked.
-                                try? await connection.close()
-                                throw error
-                            }
-                        }
-                    } catch  where !state.isLeased {
-                        // Failed before a connection was had (pool shut down, connection attempts failing).
-                        throw StoreUnavailable(reason: Self.explain(error))
-                    }
-                }
-                group.addTask {
-                    var waited = Duration.zero
-                    var sinceCheck = Duration.zero
-                    let step = Duration.milliseconds(250)
-                    while true {
-                        // Cancelled (the caller is going away): not a timeout; the lease child decides.
-                        guard (try? await Task.sleep(for: step)) != nil else { return nil }
-                        waited += step
-                        sinceCheck += step
-                        if state.isLeased { return nil }
-                        if self.primary.current?.index != host {
-                            guard state.take(LeaseState.timedOut) else { return nil }
-                            throw StoreUnavailable(reason: "the database host \(self.location.hosts[host]) was given up")
-                        }
-                        guard sinceCheck >= Self.leaseTimeout else { continue }
-                        sinceCheck = .zero
-                        // A slow pool on a live database (overload) is waited for; an unreachable one is not.
-                        if waited < Self.maxLeaseWait, await self.isReachable(host) { continue }
-                        guard state.take(LeaseState.timedOut) else { return nil }
-                        throw StoreUnavailable(reason: "no database connection within \(waited)")
-                    }
-                }
-                while let next = try await group.next() {
-                    if let value = next {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw StoreUnavailable(reason: "the database connection ended without an answer")
-            }
-        } catch {
-            noteFailure(error, on: host)
-            throw error
-        }
-    }
-
-    /// Tells the search for the primary about a failure on `host` that says it may no longer be usable.
-    func noteFailure(_ error: any Error, on host: Int) {
-        guard clients.count > 1, let signal = Self.failoverSignal(error) else { return }
-        primary.suspect(host, lost: signal == .notPrimary, reason: Self.explain(error))
     }
 
     /// Runs `body` while holding a session-level advisory lock on a connection of its own, or returns
