@@ -43,15 +43,21 @@ struct PostgresFailoverTests {
 
     /// A new empty database on the pair (created on the primary, replicated to the standby) and its URL.
     func database() async throws -> DatabaseURL {
-        let url = try #require(Self.pairURL)
+        try await Self.createDatabase(prefix: "herald_failover_").url
+    }
+
+    /// Creates an empty database named `prefix` + a random suffix on the pair's primary; its URL (both
+    /// hosts, a small pool) and its name.
+    static func createDatabase(prefix: String) async throws -> (url: DatabaseURL, name: String) {
+        let url = try #require(pairURL)
         guard case .postgres(var location) = try DatabaseURL(parsing: url) else { throw NotPostgres() }
-        let name = "herald_failover_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
+        let name = prefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
         var primary = location
-        primary.hosts = [PostgresLocation.Endpoint(host: "127.0.0.1", port: try Self.primaryPort())]
+        primary.hosts = [PostgresLocation.Endpoint(host: "127.0.0.1", port: try primaryPort())]
         try await PostgresTestDatabase.admin("CREATE DATABASE \(name)", on: primary)
         location.database = name
         location.poolSize = 8
-        return .postgres(location)
+        return (.postgres(location), name)
     }
 
     /// Registers device after device (8 writers) until `stop`, tallying what each got.

@@ -57,15 +57,9 @@ struct FailoverProcessTests {
     /// backend, and the one the instances get (both hosts, the primary wanted).
     static func database() async throws -> (url: DatabaseURL, herald: String, drop: String) {
         let pair = try #require(PostgresPair.url)
-        guard case .postgres(var location) = try DatabaseURL(parsing: pair) else { throw PostgresFailoverTests.NotPostgres() }
-        let name = "herald_fo_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
-        var primary = location
-        primary.hosts = [PostgresLocation.Endpoint(host: "127.0.0.1", port: try PostgresFailoverTests.primaryPort())]
-        try await PostgresTestDatabase.admin("CREATE DATABASE \(name)", on: primary)
-        location.database = name
-        location.poolSize = 8
+        let (url, name) = try await PostgresFailoverTests.createDatabase(prefix: "herald_fo_")
         let herald = pair.replacingOccurrences(of: "/postgres?", with: "/\(name)?") + "&target_session_attrs=read-write"
-        return (.postgres(location), herald, name)
+        return (url, herald, name)
     }
 
     static func dropDatabase(_ name: String) async {
