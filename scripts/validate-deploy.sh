@@ -278,6 +278,9 @@ METRICS = {
     "herald_http_protocol_errors_total": ("counter", {"kind"}),
     "herald_write_queue_waiting": ("gauge", {"write"}),
     "herald_write_queue_refused_total": ("counter", {"write"}),
+    "herald_database_primary": ("gauge", {"host"}),
+    "herald_database_failovers_total": ("counter", set()),
+    "herald_database_without_primary_seconds_total": ("counter", set()),
 }
 metrics_src = "Sources/HeraldMetrics/HeraldMetrics.swift"
 if os.path.exists(metrics_src):
