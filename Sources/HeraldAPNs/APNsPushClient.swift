@@ -54,7 +54,9 @@ struct APNsMessageSender: MessageSender {
             if case .unknown = reason { return "unknown" }
             return reason.name
         }
-        return ProviderAnswer(decision: decision, reason: outcome.reason?.description, outcome: kind, reasonLabel: label)
+        return ProviderAnswer(
+            decision: decision, reason: outcome.reason?.description, outcome: kind, reasonLabel: label,
+            status: outcome.status ?? outcome.reason?.status)
     }
 }
 

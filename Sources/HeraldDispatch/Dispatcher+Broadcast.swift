@@ -38,7 +38,7 @@ extension Dispatcher {
         let checkpoint = FanOutCheckpoint(
             messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence, sequence: claimed.sequence,
             cursor: claimed.upTo ?? Int64.max, sent: sent, failed: 1 - sent,
-            byProvider: [.apns: ProviderCounts(sent: sent, failed: 1 - sent)], pending: 0)
+            byProvider: [.apns: ProviderCounts(sent: sent, failed: 1 - sent)], failures: answer.failures, pending: 0)
         guard
             try await messages.checkpoint(
                 checkpoint, owner: owner, now: clock.now, leaseMilliseconds: Int64(settings.leaseSeconds * 1000)) != nil
@@ -56,6 +56,15 @@ extension Dispatcher {
 }
 
 extension BroadcastAnswer {
+    /// The broadcast's failure in the delivery statistics (none when it was sent).
+    var failures: [PushProvider: [FailureClass: Int64]] {
+        switch self {
+        case .sent: [:]
+        case .rejected(_, let retryable): [.apns: [retryable ? .service : .other: 1]]
+        case .failed: [.apns: [.service: 1]]
+        }
+    }
+
     var isWorthRetrying: Bool {
         switch self {
         case .sent: false

@@ -23,8 +23,9 @@ extension FanOut {
         settings.recordHistory ? DeliveryRecord.Device(key: recipient.key, id: recipient.deviceId) : nil
     }
 
-    /// What one outcome means for the progress and the run; `reason` is the service's, when it gave one.
-    func apply(_ decision: DeliveryDecision, to send: Send, reason: String?, _ state: inout RunState) {
+    /// What one outcome means for the progress and the run; `reason` is the service's, when it gave one;
+    /// `failure`, what the answer counts as in the delivery statistics if it ends the send undelivered.
+    func apply(_ decision: DeliveryDecision, to send: Send, reason: String?, failure: FailureClass, _ state: inout RunState) {
         let page = send.page
         let recipient = send.recipient
         let device = historyDevice(send)
@@ -35,9 +36,9 @@ extension FanOut {
         case .retry(let after):
             if state.abort != nil || state.halt == .cancelled {
                 state.progress.record(
-                    page: page, .failed, provider: provider, device: device, reason: reason ?? "not retried: the message ended")
+                    page: page, .failed(failure), provider: provider, device: device, reason: reason ?? "not retried: the message ended")
             } else {
-                state.retries.append((ContinuousClock.now.advanced(by: after), send))
+                state.retries.append((ContinuousClock.now.advanced(by: after), send, failure))
             }
         case .removeToken(let since):
             let liveActivity = message.liveActivity != nil
@@ -65,11 +66,11 @@ extension FanOut {
                     TokenDeactivation(deviceKey: recipient.key, deviceToken: recipient.deviceToken, reason: reason, provider: provider)),
                 provider: provider, device: device, reason: reason)
         case .abort(let failure):
-            state.progress.record(page: page, .failed, provider: provider, device: device, reason: reason ?? failure)
+            state.progress.record(page: page, .failed(.auth), provider: provider, device: device, reason: reason ?? failure)
             if state.abort == nil { state.abort = failure }
-        case .fail(let failure):
-            state.progress.record(page: page, .failed, provider: provider, device: device, reason: reason ?? failure)
-            state.lastFailure = failure
+        case .fail(let message):
+            state.progress.record(page: page, .failed(failure), provider: provider, device: device, reason: reason ?? message)
+            state.lastFailure = message
         }
     }
 }

@@ -75,7 +75,7 @@ extension FanOut {
                         // The page query selects only `systems`; a recipient outside them has no sender.
                         state.withLock {
                             $0.progress.record(
-                                page: number, .failed, provider: nil, device: historyDevice(recipient),
+                                page: number, .failed(.other), provider: nil, device: historyDevice(recipient),
                                 reason: "no push provider for \(recipient.os.rawValue)")
                         }
                         continue

@@ -104,7 +104,7 @@ struct FanOut: Sendable {
                             let answer = delivery.outcome
                             record(answer, of: send, through: lanes[send.lane])
                             let (pageClosed, wakeProducer) = state.withLock { state in
-                                apply(answer.decision, to: send, reason: answer.reason, &state)
+                                apply(answer.decision, to: send, reason: answer.reason, failure: answer.failureClass, &state)
                                 return (
                                     state.progress.frontPageDone,
                                     answer.decision.isRetry || state.progress.unanswered == 0 || state.abort != nil
@@ -128,7 +128,7 @@ struct FanOut: Sendable {
             if ending != .stopped {
                 for retry in state.retries {
                     state.progress.record(
-                        page: retry.send.page, .failed, provider: retry.send.provider, device: historyDevice(retry.send),
+                        page: retry.send.page, .failed(retry.failure), provider: retry.send.provider, device: historyDevice(retry.send),
                         reason: "not retried: the message ended")
                 }
                 state.retries.removeAll()

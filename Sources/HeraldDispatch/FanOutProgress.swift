@@ -13,9 +13,19 @@ struct FanOutProgress {
     /// How one send ended for good.
     enum Result: Equatable {
         case sent
-        case failed
+        /// Not delivered, for this reason (what the delivery statistics count it as).
+        case failed(FailureClass)
         case removed(TokenRemoval)
         case deactivated(TokenDeactivation)
+
+        /// What a result other than `sent` counts as in the delivery statistics.
+        var failureClass: FailureClass {
+            switch self {
+            case .sent: .other
+            case .failed(let failure): failure
+            case .removed, .deactivated: .invalidToken
+            }
+        }
 
         /// The history's name for it.
         var outcome: DeliveryRecord.Outcome {
@@ -36,6 +46,8 @@ struct FanOutProgress {
         var failed: Int64 = 0
         /// `sent` and `failed` by the provider that sent them.
         var byProvider: [PushProvider: ProviderCounts] = [:]
+        /// The failures in `byProvider` by class.
+        var failures: [PushProvider: [FailureClass: Int64]] = [:]
         var remove: [TokenRemoval] = []
         var deactivate: [TokenDeactivation] = []
         var deliveries: [DeliveryRecord] = []
@@ -95,6 +107,7 @@ struct FanOutProgress {
                 pages[index].byProvider[provider, default: ProviderCounts()].sent += 1
             } else {
                 pages[index].byProvider[provider, default: ProviderCounts()].failed += 1
+                pages[index].failures[provider, default: [:]][result.failureClass, default: 0] += 1
             }
         }
         switch result {
@@ -123,6 +136,7 @@ struct FanOutProgress {
             checkpoint.sent += page.sent
             checkpoint.failed += page.failed
             checkpoint.byProvider.merge(page.byProvider, uniquingKeysWith: +)
+            checkpoint.failures.merge(page.failures) { $0.merging($1, uniquingKeysWith: +) }
             checkpoint.remove += page.remove
             checkpoint.deactivate += page.deactivate
             checkpoint.deliveries += page.deliveries

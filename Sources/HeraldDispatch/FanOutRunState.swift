@@ -7,7 +7,9 @@ extension FanOut {
     /// (`SharedRunState`), each holding the lock only to read or change it.
     struct RunState {
         var progress: FanOutProgress
-        var retries: [(due: ContinuousClock.Instant, send: Send)] = []
+        /// Sends waiting to go again, with the class of the answer that made them wait (what they count as
+        /// if the run ends before they are sent).
+        var retries: [(due: ContinuousClock.Instant, send: Send, failure: FailureClass)] = []
         var abort: String?
         var halt: Ending?
         var error: (any Error)?

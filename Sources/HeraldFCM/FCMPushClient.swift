@@ -53,7 +53,8 @@ struct FCMMessageSender: MessageSender {
                 return code.name
             }
             return ProviderAnswer(
-                decision: decision, reason: code?.name ?? "status \(response.status)", outcome: .rejected, reasonLabel: label)
+                decision: decision, reason: code?.name ?? "status \(response.status)", outcome: .rejected, reasonLabel: label,
+                status: response.status)
         case .failed:
             return ProviderAnswer(decision: decision, reason: nil, outcome: .failed, reasonLabel: nil)
         }

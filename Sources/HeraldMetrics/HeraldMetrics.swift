@@ -82,6 +82,8 @@ public final class HeraldMetrics: Sendable {
         case registrations, history, messages, channels
         case liveActivities = "live_activities"
         case idempotencyKeys = "idempotency_keys"
+        /// Rows of the delivery statistics: minutes folded into hours, hours past their retention.
+        case deliveryStats = "delivery_stats"
     }
 
     private let factory: any MetricsFactory

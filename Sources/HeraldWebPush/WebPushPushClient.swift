@@ -48,7 +48,7 @@ struct WebPushMessageSender: MessageSender {
         case .rejected(let response):
             let label = labelledStatuses.contains(response.status) ? String(response.status) : "unknown"
             let reason = response.message.map { "\(response.status) \($0)" } ?? "status \(response.status)"
-            return ProviderAnswer(decision: decision, reason: reason, outcome: .rejected, reasonLabel: label)
+            return ProviderAnswer(decision: decision, reason: reason, outcome: .rejected, reasonLabel: label, status: response.status)
         case .failed:
             return ProviderAnswer(decision: decision, reason: nil, outcome: .failed, reasonLabel: nil)
         }

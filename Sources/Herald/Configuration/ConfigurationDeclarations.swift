@@ -14,7 +14,8 @@ public enum ConfigurationDeclarations {
     /// The top-level blocks in the order the documentation lists them.
     public static let blocks: [(key: String, settings: [Setting])] = [
         ("http", http), ("metrics", metrics), ("database", database), ("sweeper", sweeper),
-        ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history), ("pubsub", pubsub), ("rt", rt),
+        ("dispatcher", dispatcher), ("log", log), ("messages", messages), ("history", history), ("stats", stats), ("pubsub", pubsub),
+        ("rt", rt),
         ("console", console),
     ]
 
@@ -90,6 +91,11 @@ public enum ConfigurationDeclarations {
         Setting("enabled", .boolean, default: String(DispatcherConfiguration().recordHistory)),
         .integer("days", 1...3650, default: HistoryConfiguration().days),
         .integer("maxPerDevice", 1...100_000, default: HistoryConfiguration().maxPerDevice),
+    ]
+
+    static let stats: [Setting] = [
+        .integer("minuteHours", 2...720, default: StatsConfiguration().minuteHours),
+        .integer("hourDays", 7...3650, default: StatsConfiguration().hourDays),
     ]
 
     static let pubsub: [Setting] = {

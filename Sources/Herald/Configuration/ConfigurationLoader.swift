@@ -112,6 +112,11 @@ public enum ConfigurationLoader {
             configuration.history.days = try history.integer("days") ?? configuration.history.days
             configuration.history.maxPerDevice = try history.integer("maxPerDevice") ?? configuration.history.maxPerDevice
         }
+        let stats = settings.block("stats", ConfigurationDeclarations.stats)
+        try settings.checked("stats") { () throws(SettingError) in
+            configuration.stats.minuteHours = try stats.integer("minuteHours") ?? configuration.stats.minuteHours
+            configuration.stats.hourDays = try stats.integer("hourDays") ?? configuration.stats.hourDays
+        }
         let log = settings.block("log", ConfigurationDeclarations.log)
         try settings.checked("log") { () throws(SettingError) in
             if let level = try log.string("level").flatMap(Logger.Level.init(rawValue:)) { configuration.log.level = level }

@@ -82,6 +82,8 @@ public struct HeraldConfiguration: Sendable {
     public var retries = ProviderRetryPolicies()
     /// How long the delivery history is kept (`history.*`; `history.enabled` is `dispatcher.recordHistory`).
     public var history = HistoryConfiguration()
+    /// How long the delivery statistics keep minutes and hours (`stats.*`).
+    public var stats = StatsConfiguration()
     /// `log.level` and `log.format`.
     public var log = LogConfiguration()
     /// Days a finished message (published, failed or cancelled) stays queryable before the sweeper
@@ -225,6 +227,19 @@ public struct HistoryConfiguration: Sendable, Equatable {
     public init(days: Int = 30, maxPerDevice: Int = 100) {
         self.days = days
         self.maxPerDevice = maxPerDevice
+    }
+}
+
+/// `stats.minuteHours` and `stats.hourDays`: the delivery statistics keep a row per app, push service and
+/// minute for `minuteHours` (the console's last hour, `GET …/admin/stats?step=minute`), then the sweeper
+/// folds those minutes into hours, kept for `hourDays`.
+public struct StatsConfiguration: Sendable, Equatable {
+    public var minuteHours: Int
+    public var hourDays: Int
+
+    public init(minuteHours: Int = 48, hourDays: Int = 90) {
+        self.minuteHours = minuteHours
+        self.hourDays = hourDays
     }
 }
 

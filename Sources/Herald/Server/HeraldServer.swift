@@ -71,6 +71,7 @@ public enum HeraldServer {
             appInfo: appInfo
         ).add(to: router)
         AdminRoutes(apps: apps, sweeper: sweeper).add(to: router)
+        StatsRoutes(messages: messages, apps: apps, clock: clock).add(to: router)
         DeviceRoutes(registry: registry, apps: apps, clock: clock, metrics: metrics).add(to: router)
         LiveActivityTokenRoutes(store: store, apps: apps, clock: clock).add(to: router)
         channelRoutes?.add(to: router)
@@ -109,7 +110,10 @@ public enum HeraldServer {
             history: Sweeper.HistoryRetention(
                 registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
             messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-            idempotencyKeys: messages, emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
+            idempotencyKeys: messages,
+            stats: Sweeper.StatsRetention(
+                messages: messages, minuteHours: configuration.stats.minuteHours, hourDays: configuration.stats.hourDays),
+            emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
         let clients = ProviderClients(factories: configuration.providerFactories(clock: clock), logger: logger)
         exporter.beforeExposition { [metrics = exporter.metrics] in clients.reportReplacedConnections(to: metrics) }
         let dispatcher = Dispatcher(

@@ -30,6 +30,21 @@ public struct Sweeper: Sendable {
         public var liveActivitiesRemoved: Int = 0
         /// Publishes' idempotency keys deleted once expired (24 hours after their publish).
         public var idempotencyKeysRemoved: Int = 0
+        /// Delivery statistics: minutes folded into hours and hours deleted (`stats.*`).
+        public var stats = StatsRollUp()
+    }
+
+    /// How long the delivery statistics keep minutes and hours (`stats.minuteHours`, `stats.hourDays`).
+    public struct StatsRetention: Sendable {
+        let messages: any MessageStore
+        let minuteHours: Int
+        let hourDays: Int
+
+        public init(messages: any MessageStore, minuteHours: Int, hourDays: Int) {
+            self.messages = messages
+            self.minuteHours = minuteHours
+            self.hourDays = hourDays
+        }
     }
 
     /// Finished messages the sweep deletes, after `days`.
@@ -66,15 +81,18 @@ public struct Sweeper: Sendable {
     let messageRetention: MessageRetention?
     /// Where publishes' idempotency keys are kept (nil: not swept).
     let idempotencyKeys: (any MessageStore)?
+    /// The delivery statistics' roll-up (nil: not rolled up).
+    let stats: StatsRetention?
     /// Days an empty channel stays; nil keeps channels.
     let emptyChannelDays: Double?
     let metrics: HeraldMetrics
 
     public init(
         store: any RegistrationStore, clock: any WallClock, batchSize: Int, listLimit: Int = 1_000_000, history: HistoryRetention? = nil,
-        messages: MessageRetention? = nil, idempotencyKeys: (any MessageStore)? = nil, emptyChannelDays: Double? = nil,
-        metrics: HeraldMetrics = .disabled, logger: Logger
+        messages: MessageRetention? = nil, idempotencyKeys: (any MessageStore)? = nil, stats: StatsRetention? = nil,
+        emptyChannelDays: Double? = nil, metrics: HeraldMetrics = .disabled, logger: Logger
     ) {
+        self.stats = stats
         self.idempotencyKeys = idempotencyKeys
         self.metrics = metrics
         self.emptyChannelDays = emptyChannelDays.flatMap { $0 > 0 ? $0 : nil }
@@ -155,19 +173,27 @@ public struct Sweeper: Sendable {
         if let idempotencyKeys {
             idempotencyKeysRemoved = try await idempotencyKeys.pruneIdempotencyKeys(now: now, batchSize: batchSize, app: app)
         }
+        var stats = StatsRollUp()
+        // Every app's statistics at once: an admin's sweep of one app leaves them to the others.
+        if let retention = self.stats, app == nil {
+            stats = try await retention.messages.rollUpDeliveryStats(
+                minutesBefore: now.adding(milliseconds: -Int64(retention.minuteHours) * 3_600_000),
+                hoursBefore: now.adding(milliseconds: -Int64(retention.hourDays) * 86_400_000))
+        }
         let duration = ContinuousClock.now - start
         metrics.swept(
             trigger: trigger,
             removed: [
                 .registrations: removed, .history: pruned, .messages: messagesPruned, .channels: channelsRemoved,
                 .liveActivities: liveActivitiesRemoved, .idempotencyKeys: idempotencyKeysRemoved,
+                .deliveryStats: stats.minutesRolledUp + stats.hoursPruned,
             ],
             duration: duration)
         let (seconds, attoseconds) = duration.components
         let report = Report(
             removed: removed, durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, historyPruned: pruned,
             messagesPruned: messagesPruned, channelsRemoved: channelsRemoved, liveActivitiesRemoved: liveActivitiesRemoved,
-            idempotencyKeysRemoved: idempotencyKeysRemoved)
+            idempotencyKeysRemoved: idempotencyKeysRemoved, stats: stats)
         logger.log(
             level: removed > 0 ? .info : .debug, "swept expired registrations",
             metadata: [
@@ -178,6 +204,8 @@ public struct Sweeper: Sendable {
                 "herald.sweep.channelsRemoved": "\(channelsRemoved)",
                 "herald.sweep.liveActivitiesRemoved": "\(liveActivitiesRemoved)",
                 "herald.sweep.idempotencyKeysRemoved": "\(idempotencyKeysRemoved)",
+                "herald.sweep.statsMinutesRolledUp": "\(stats.minutesRolledUp)",
+                "herald.sweep.statsHoursPruned": "\(stats.hoursPruned)",
                 "herald.sweep.durationMs": "\(report.durationMilliseconds)",
             ])
         return report

@@ -7,15 +7,22 @@ public struct ProviderAnswer: Sendable {
     /// For the metrics: the outcome and a reason label from a bounded set (`unknown` for a new one).
     public var outcome: SendOutcome
     public var reasonLabel: String?
+    /// The service's HTTP status (for a refusal made before sending, the status the service would have
+    /// answered); nil when no answer came.
+    public var status: Int?
 
     public init(
-        decision: DeliveryDecision, reason: String?, outcome: SendOutcome, reasonLabel: String?
+        decision: DeliveryDecision, reason: String?, outcome: SendOutcome, reasonLabel: String?, status: Int? = nil
     ) {
         self.decision = decision
         self.reason = reason
         self.outcome = outcome
         self.reasonLabel = reasonLabel
+        self.status = status
     }
+
+    /// What the delivery statistics count this answer as when it is final and not a delivery.
+    public var failureClass: FailureClass { FailureClass(decision: decision, status: status) }
 }
 
 /// Sends one message's notifications through one provider: built once per fan-out from the message's

@@ -54,6 +54,17 @@ public protocol MessageStore: Sendable {
     /// app or (`app` set) of one, `batchSize` per transaction. Returns how many it deleted.
     func pruneFinished(before cutoff: Timestamp, batchSize: Int, app: String?) async throws -> Int
 
+    /// The app's delivery statistics from `from` to `to` (excluded) in buckets of `step`, per push service;
+    /// buckets with nothing are left out. Minutes exist for `stats.minuteHours` back, hours after that.
+    func deliveryStats(app: String, from: Timestamp, to: Timestamp, step: StatsStep) async throws -> [DeliveryStatsPoint]
+
+    /// Folds minutes of the statistics older than `minutesBefore` into their hours (whole hours only) and
+    /// deletes hours older than `hoursBefore` (the sweeper's job).
+    func rollUpDeliveryStats(minutesBefore: Timestamp, hoursBefore: Timestamp) async throws -> StatsRollUp
+
+    /// The message's sends and failures per second, as its checkpoints recorded them (nil app or id: none).
+    func sendsPerSecond(app: String, messageId: String) async throws -> [MessageSecond]
+
     /// Cancels a scheduled or running message. False when it is unknown, finished or cancelled already.
     func cancel(app: String, id: String, now: Timestamp) async throws -> Bool
 
@@ -165,6 +176,9 @@ public struct FanOutCheckpoint: Sendable, Equatable {
     /// `sent` and `failed` by the provider that sent them (the store counts the tokens it removed and
     /// deactivated itself, by the provider of each device's system).
     public var byProvider: [PushProvider: ProviderCounts]
+    /// The failures of `byProvider` by class, for the delivery statistics (a failure without a class is
+    /// counted as `other`).
+    public var failures: [PushProvider: [FailureClass: Int64]]
     /// The new pending count (not a delta).
     public var pending: Int64
     /// Devices whose token their service reported gone.
@@ -176,9 +190,10 @@ public struct FanOutCheckpoint: Sendable, Equatable {
 
     public init(
         messageId: String, slice: Int = 0, occurrence: Int64 = 0, sequence: Int64? = nil, cursor: Int64?, sent: Int64 = 0,
-        failed: Int64 = 0, byProvider: [PushProvider: ProviderCounts] = [:], pending: Int64, remove: [TokenRemoval] = [],
-        deactivate: [TokenDeactivation] = [], deliveries: [DeliveryRecord] = []
+        failed: Int64 = 0, byProvider: [PushProvider: ProviderCounts] = [:], failures: [PushProvider: [FailureClass: Int64]] = [:],
+        pending: Int64, remove: [TokenRemoval] = [], deactivate: [TokenDeactivation] = [], deliveries: [DeliveryRecord] = []
     ) {
+        self.failures = failures
         self.messageId = messageId
         self.slice = slice
         self.occurrence = occurrence

@@ -201,6 +201,7 @@ extension SQLMessageStore {
                     """
                 ).run()
             }
+            try await Self.recordStats(db, checkpoint, byProvider: byProvider, at: recordedAt)
             return try await Self.status(db, id: checkpoint.messageId)
         }
     }

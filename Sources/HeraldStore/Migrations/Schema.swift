@@ -8,7 +8,7 @@
 /// - claimable slices: `message_slices` holds only the slices of occurrences being sent (a few rows).
 enum Schema {
     /// Every migration, oldest first. A new one goes at the end of the last list, never between two others.
-    static let migrations: [Migration] = first + later + liveActivities + idempotency
+    static let migrations: [Migration] = first + later + liveActivities + idempotency + stats
 
     /// 0001 to 0008: devices, channels, registrations, keys, messages and their slices, the registry.
     static let first: [Migration] = [
