@@ -14,13 +14,14 @@ import Testing
         progress.record(page: second, .sent, provider: .apns)
         #expect(progress.takeCheckpoint() == nil, "the second page is done but the first is not: no checkpoint")
         progress.record(page: first, .sent, provider: .apns)
-        progress.record(page: first, .failed, provider: .fcm)
+        progress.record(page: first, .failed(.throttled), provider: .fcm)
         let checkpoint = progress.takeCheckpoint()
         #expect(
             checkpoint
                 == FanOutCheckpoint(
                     messageId: "m", cursor: 20, sent: 2, failed: 1,
-                    byProvider: [.apns: ProviderCounts(sent: 2), .fcm: ProviderCounts(failed: 1)], pending: 0))
+                    byProvider: [.apns: ProviderCounts(sent: 2), .fcm: ProviderCounts(failed: 1)],
+                    failures: [.fcm: [.throttled: 1]], pending: 0))
         #expect(progress.isComplete)
         #expect(progress.takeCheckpoint() == nil)
     }
@@ -54,8 +55,8 @@ import Testing
         #expect(
             progress.takeCheckpoint()
                 == FanOutCheckpoint(
-                    messageId: "m", cursor: 3, sent: 1, failed: 2, byProvider: [.apns: ProviderCounts(sent: 1, failed: 2)], pending: 0,
-                    remove: [removal], deactivate: [deactivation]))
+                    messageId: "m", cursor: 3, sent: 1, failed: 2, byProvider: [.apns: ProviderCounts(sent: 1, failed: 2)],
+                    failures: [.apns: [.invalidToken: 2]], pending: 0, remove: [removal], deactivate: [deactivation]))
     }
 
     @Test func aForcedCheckpointAlwaysRenews() {
@@ -105,5 +106,32 @@ import Testing
         #expect(Dispatcher.nextOccurrence(of: last, now: Timestamp(milliseconds: 1_000_500)) == Timestamp(milliseconds: 1_060_000))
         let over = message(due: 1_060_000, every: 60, until: 1_060_000)
         #expect(Dispatcher.nextOccurrence(of: over, now: Timestamp(milliseconds: 1_060_500)) == nil)
+    }
+}
+
+/// What each final answer counts as in the delivery statistics.
+@Suite struct FailureClassTests {
+    @Test func theDecisionWinsThenTheStatus() {
+        #expect(FailureClass(decision: .removeToken(since: nil), status: 410) == .invalidToken)
+        #expect(FailureClass(decision: .deactivateToken, status: 400) == .invalidToken)
+        #expect(FailureClass(decision: .abort("bad key"), status: 403) == .auth)
+        #expect(FailureClass(decision: .retry(after: .seconds(1)), status: 429) == .throttled)
+        #expect(FailureClass(decision: .fail("x"), status: 403) == .auth)
+        #expect(FailureClass(decision: .fail("x"), status: 401) == .auth)
+        #expect(FailureClass(decision: .fail("x"), status: 503) == .service)
+        #expect(FailureClass(decision: .fail("x"), status: nil) == .service, "no answer")
+        #expect(FailureClass(decision: .fail("x"), status: 413) == .other)
+    }
+
+    @Test func removalsAndDeactivationsAreInvalidTokensWhateverTheCaller() {
+        var progress = FanOutProgress(messageId: "m")
+        let page = progress.addPage(lastKey: 3, count: 3)
+        progress.record(
+            page: page, .removed(TokenRemoval(deviceKey: 1, deviceToken: "a", invalidSince: nil, provider: .apns)), provider: .apns)
+        progress.record(page: page, .deactivated(TokenDeactivation(deviceKey: 2, deviceToken: "b", provider: .fcm)), provider: .fcm)
+        progress.record(page: page, .failed(.service), provider: nil)
+        let checkpoint = progress.takeCheckpoint()
+        #expect(checkpoint?.failures == [.apns: [.invalidToken: 1], .fcm: [.invalidToken: 1]], "no provider: in the totals only")
+        #expect(checkpoint?.failed == 3)
     }
 }
