@@ -47,7 +47,8 @@ struct StatsRoutes {
     }
 }
 
-/// `?from=&to=&step=` of the statistics, checked: epoch milliseconds, `to` by default now, `from` by default
+/// `?from=&to=&step=` of the statistics, checked: epoch milliseconds, `to` (excluded) by default the end of
+/// the current bucket, `from` by default
 /// an hour (step `minute`, the default) or 7 days (step `hour`) before `to`; at most 10,000 buckets.
 struct StatsQuery: Sendable, Equatable {
     var from: Timestamp
@@ -76,14 +77,15 @@ struct StatsQuery: Sendable, Equatable {
             guard let given = StatsStep(rawValue: text) else { throw .invalidParameter("step", "expected minute or hour") }
             step = given
         }
-        let to = try Self.time(query, "to") ?? now
+        // By default up to the end of the bucket now is in, so the current minute or hour is included.
+        let to = try Self.time(query, "to") ?? step.bucket(now).adding(milliseconds: step.milliseconds)
         let from = try Self.time(query, "from") ?? to.adding(milliseconds: -Self.defaultSpan(step))
         guard from < to else { throw .invalidParameter("from", "must be before to") }
         let (span, overflow) = to.milliseconds.subtractingReportingOverflow(from.milliseconds)
         guard !overflow, span / step.milliseconds <= Self.maxBuckets else {
             throw .invalidParameter("from", "at most \(Self.maxBuckets) \(step.rawValue)s between from and to")
         }
-        self.init(from: from, to: to, step: step)
+        self.init(from: step.bucket(from), to: to, step: step)
     }
 
     private static func time(_ query: QueryParameters, _ name: String) throws(HeraldFault) -> Timestamp? {

@@ -211,7 +211,7 @@ import Testing
         (#"{"sweep": {}}"#, "unknown key 'sweep' (did you mean 'sweeper'?)"),
         (
             #"{"tracing": {"port": 9100}}"#,
-            "unknown key 'tracing' (known keys there: apps, console, database, dispatcher, history, http, log, messages, metrics, pubsub, rt, sweeper)"
+            "unknown key 'tracing' (known keys there: apps, console, database, dispatcher, history, http, log, messages, metrics, pubsub, rt, stats, sweeper)"
         ),
         (#"{"http": 8080}"#, "'http' must be an object ({…}), not a number"),
         (#"{"apps": {"id": "a"}}"#, "'apps' must be a list ([…]), not an object"),

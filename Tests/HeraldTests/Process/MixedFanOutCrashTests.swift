@@ -84,7 +84,7 @@ import WebPushMock
             """
             {"sweeper": {"intervalSeconds": 0},
              "dispatcher": {"pageSize": \(pageSize), "maxOpenPages": \(maxOpenPages), "pollIntervalSeconds": 0.05},
-             "apps": [{"id": "shop", "keys": [{"key": "k-server", "role": "server"}],
+             "apps": [{"id": "shop", "keys": [{"key": "k-server", "role": "server"}, {"key": "k-admin", "role": "admin"}],
                        "apns": {"environment": "custom", "url": "\(apns.baseURL)", "caFile": "\(FixtureFiles.caFile)",
                                 "topic": "\(PublishHarness.topic)", "teamId": "TESTTEAM01", "keyId": "TESTKEY001",
                                 "privateKeyFile": "\(FixtureFiles.keyFile())",
@@ -152,6 +152,20 @@ import WebPushMock
         #expect(status.platform("ios", "sent") == Int64(Self.iosDevices))
         #expect(status.platform("android", "sent") == Int64(Self.androidDevices))
         #expect(status.platform("web", "sent") == Int64(Self.webDevices))
+        // The delivery statistics are written with the same checkpoints: the pages re-sent after the kill
+        // are counted once there too, per service.
+        let statsURL = try #require(URL(string: again.absoluteString + "/shop/k-admin/admin/stats?step=hour"))
+        let stats = try JSONValue.parse(Array(try await HTTP.send("GET", statsURL).body.utf8))
+        #expect(stats["total"]?["sent"] == .integer(Int64(total)), "\(stats)")
+        var byService: [String: Int64] = [:]
+        if case .array(let points)? = stats["points"] {
+            for point in points {
+                if case .string(let provider)? = point["provider"], case .integer(let sent)? = point["sent"] {
+                    byService[provider, default: 0] += sent
+                }
+            }
+        }
+        #expect(byService == ["apns": Int64(Self.iosDevices), "fcm": Int64(Self.androidDevices), "webPush": Int64(Self.webDevices)])
         restarted.process.terminate()
         #expect(try await restarted.waitForExit() == 0)
     }
