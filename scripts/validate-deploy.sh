@@ -256,6 +256,7 @@ METRICS = {
     "herald_sweep_duration_seconds": ("histogram", set()),
     "herald_messages_finished_total": ("counter", {"status"}),
     "herald_notifications_total": ("counter", {"provider", "outcome", "reason"}),
+    "herald_deliveries_total": ("counter", {"provider", "result"}),
     "herald_provider_request_duration_seconds": ("histogram", {"provider"}),
     "herald_notifications_in_flight": ("gauge", {"provider"}),
     "herald_retries_total": ("counter", {"provider"}),

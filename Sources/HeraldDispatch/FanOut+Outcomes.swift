@@ -14,6 +14,7 @@ extension FanOut {
         case .deactivateToken: lane.metrics.tokenDeactivated()
         case .done, .abort, .fail: break
         }
+        if !answer.decision.isRetry { lane.metrics.finished(answer.decision == .done ? nil : answer.failureClass) }
         lane.health.record(answer, now: context.clock.now)
     }
 

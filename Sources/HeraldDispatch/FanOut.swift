@@ -130,6 +130,7 @@ struct FanOut: Sendable {
                     state.progress.record(
                         page: retry.send.page, .failed(retry.failure), provider: retry.send.provider, device: historyDevice(retry.send),
                         reason: "not retried: the message ended")
+                    lanes[retry.send.lane].metrics.finished(retry.failure)
                 }
                 state.retries.removeAll()
             }

@@ -33,6 +33,7 @@ public final class HeraldMetrics: Sendable {
         public static let sweepDuration = "herald_sweep_duration_seconds"
         public static let messagesFinished = "herald_messages_finished_total"
         public static let notifications = "herald_notifications_total"
+        public static let deliveries = "herald_deliveries_total"
         public static let providerDuration = "herald_provider_request_duration_seconds"
         public static let inFlight = "herald_notifications_in_flight"
         public static let retries = "herald_retries_total"
@@ -61,7 +62,7 @@ public final class HeraldMetrics: Sendable {
         /// Every name above (a test checks the exposition holds each).
         public static let all = [
             httpRequests, httpDuration, httpProtocolErrors, registrations, launches, sweeps, sweepRemoved, sweepDuration, messagesFinished,
-            notifications, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
+            notifications, deliveries, providerDuration, inFlight, retries, tokensRemoved, tokensDeactivated, devicesDeactivated,
             dbWriteDuration, batchSize, writeQueueWaiting, writeQueueRefused, fanOutsRunning, connectionsReplaced, deviceCheckCalls,
             deviceCheckDuration,
             subscriptionsCreated, streamsOpen, pubsubDelivered, rtConnections, rtSubscriptions, rtDisconnects, rtRefused,
@@ -169,7 +170,14 @@ public final class HeraldMetrics: Sendable {
                 Name.notifications, [("provider", provider), ("outcome", NotificationOutcome.delivered.rawValue), ("reason", "none")],
                 factory),
             duration: cache.timer(Name.providerDuration, [("provider", provider)], factory),
-            inFlight: cache.meter(Name.inFlight, [("provider", provider)], factory))
+            inFlight: cache.meter(Name.inFlight, [("provider", provider)], factory),
+            results: Dictionary(
+                uniqueKeysWithValues: ([nil] + FailureClass.allCases.map(Optional.some)).map { failure in
+                    (
+                        failure?.rawValue ?? "sent",
+                        cache.counter(Name.deliveries, [("provider", provider), ("result", failure?.rawValue ?? "sent")], factory)
+                    )
+                }))
     }
 
     /// `HeraldMetrics`' per-send reports for one provider (`notifications(provider:)`).
@@ -181,6 +189,8 @@ public final class HeraldMetrics: Sendable {
         let duration: Timer
         /// Notifications handed to the provider's client and not yet answered.
         let inFlight: Meter
+        /// `herald_deliveries_total` by result: `sent` and each `FailureClass`.
+        let results: [String: Counter]
 
         /// A notification handed to the client.
         public func handedOver() { inFlight.increment() }
@@ -195,6 +205,10 @@ public final class HeraldMetrics: Sendable {
             }
             self.duration.recordNanoseconds(duration.nanoseconds)
         }
+
+        /// A send's final result, after any retries: delivered (nil) or not, and why (the delivery
+        /// statistics' classes; counted when the result is known, so a page sent again after a crash counts again).
+        public func finished(_ failure: FailureClass?) { results[failure?.rawValue ?? "sent"]?.increment() }
 
         public func retried() { metrics.retried(provider: provider) }
         public func tokenRemoved() { metrics.tokenRemoved(provider: provider) }

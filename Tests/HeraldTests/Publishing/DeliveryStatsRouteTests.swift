@@ -1,8 +1,9 @@
 import APNsMock
 import FCMMock
+import HTTPTypes
+import Herald
 import HeraldCore
 import HeraldStore
-import HTTPTypes
 import Testing
 
 /// `GET …/admin/stats` after real fan-outs to the mocks: the counts by class are the messages' own, per
@@ -47,6 +48,12 @@ import Testing
             #expect(answer.body["total"]?["failed"]?["total"] == status.delivery("failed").map(JSONValue.integer))
             #expect(points.allSatisfy { $0["at"] == .integer(StatsStep.minute.bucket(h.clock.now).milliseconds) })
 
+            // Prometheus counts the same final results.
+            let exposition = h.exporter.exposition()
+            for (result, count) in [("sent", 5), ("invalid_token", 2), ("throttled", 1), ("service", 1), ("other", 1)] {
+                #expect(exposition.contains(#"herald_deliveries_total{provider="apns",result="\#(result)"} \#(count)"#), "\(result)")
+            }
+            #expect(exposition.contains(#"herald_deliveries_total{provider="fcm",result="invalid_token"} 1"#))
             // By hour, the same.
             let hours = try await h.client.call(.get, "/shop/k-admin/admin/stats?step=hour")
             #expect(hours.body["total"] == answer.body["total"])
