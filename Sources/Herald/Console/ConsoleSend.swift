@@ -54,9 +54,13 @@ extension ConsoleRoutes {
                     title: "Send", current: "/console/send", console: console,
                     composer(console, composition, count: count, unsent: unsent))
             }
-            let id = try await MessageRoutes.publish(
-                body, app: console.session.app, channel: channels[0], channels: channels, messages: messages, clock: clock,
-                dispatcher: dispatcher)
+            let fingerprint = "send\n" + SortedJSON.text(body) + "\n" + channels.map(\.rawValue).joined(separator: ",")
+            let id = try await ConsoleSubmission.once(console, fingerprint: fingerprint, messages: messages, clock: clock) {
+                id, idempotency in
+                try await MessageRoutes.publish(
+                    body, app: console.session.app, channel: channels[0], channels: channels, messages: messages, clock: clock,
+                    dispatcher: dispatcher, id: id, idempotency: idempotency)
+            }
             return ConsolePage.redirect(to: "/console/messages/\(Self.pathSegment(id))")
         } catch let fault as HeraldFault {
             return ConsolePage.page(
@@ -110,6 +114,7 @@ extension ConsoleRoutes {
             \(Self.sendKinds(current: "Notification"))
             \(alert)
             <form method="post" action="/console/send" class="composer" data-composer>
+              \(ConsoleSubmission.hiddenField())
             \(ConsolePage.csrf(console))
             <div class="compose-grid">
             <div>

@@ -23,7 +23,11 @@ extension ConsoleRoutes {
         do {
             guard let liveActivityPublish else { throw HeraldFault.noSuchRoute }
             let (body, channel) = try composition.liveActivityBody(now: clock.now)
-            let id = try await liveActivityPublish.publish(body, app: console.session.app, channel: channel)
+            let fingerprint = "live-activity\n" + SortedJSON.text(body) + "\n" + channel.rawValue
+            let id = try await ConsoleSubmission.once(console, fingerprint: fingerprint, messages: messages, clock: clock) {
+                id, idempotency in
+                try await liveActivityPublish.publish(body, app: console.session.app, channel: channel, id: id, idempotency: idempotency)
+            }
             return ConsolePage.redirect(to: "/console/messages/\(Self.pathSegment(id))")
         } catch let fault as HeraldFault {
             return ConsolePage.page(
@@ -79,6 +83,7 @@ extension ConsoleRoutes {
             update or end is one broadcast request.</p>
             \(alert)
             <form method="post" action="/console/send/live-activity" class="composer live-composer">
+              \(ConsoleSubmission.hiddenField())
             \(ConsolePage.csrf(console))
             <fieldset><legend>Event</legend>
               <div class="radios">\(radio("event", "start", "Start")) \(radio("event", "update", "Update", default: true)) \(radio("event", "end", "End"))</div>

@@ -75,6 +75,7 @@ extension ConsoleRoutes {
             \(templateForm(console, values: values ?? Self.formValues(template), existing: template, error: error))
             <h2>Send with this template</h2>
             <form method="post" action="/console/templates/\(Self.pathSegment(name))/send" class="stack">
+              \(ConsoleSubmission.hiddenField())
             \(ConsolePage.csrf(console))
             <label for="f-values">Values</label>
             <textarea id="f-values" name="values" rows="\(max(2, placeholders.count))" spellcheck="false" aria-describedby="values-hint">\(valueLines)</textarea>
@@ -203,9 +204,14 @@ extension ConsoleRoutes {
             // An empty value leaves the placeholder as written, as an absent one does.
             if !key.isEmpty && !value.isEmpty { values[key] = .string(value) }
         }
-        let id = try await PushTemplateRoutes.send(
-            template, body: .object(["templateValues": .object(values)]), app: console.session.app, messages: messages, clock: clock,
-            dispatcher: dispatcher)
+        let body = JSONValue.object(["templateValues": .object(values)])
+        let id = try await ConsoleSubmission.once(
+            console, fingerprint: "template \(name)\n" + SortedJSON.text(body), messages: messages, clock: clock
+        ) { id, idempotency in
+            try await PushTemplateRoutes.send(
+                template, body: body, app: console.session.app, messages: messages, clock: clock, dispatcher: dispatcher, id: id,
+                idempotency: idempotency)
+        }
         return ConsolePage.redirect(to: "/console/messages/\(Self.pathSegment(id))")
     }
 }

@@ -123,6 +123,33 @@ import Testing
         }
     }
 
+    /// The page's hidden key makes a second post of it (a double click, a resubmitted reload) lead to the
+    /// message the first made; the same page posted again with other values is refused, naming that message.
+    @Test func aPagePostedTwiceSendsOnce() async throws {
+        try await TestHerald.with(file: false) { h in
+            try await Self.register(h, "p1", os: "IOS", channels: ["news"])
+            let cookie = try await ConsoleTests.login(h.client)
+            let page = try await ConsoleTests.send(h.client, .get, "/console/send", cookie: cookie)
+            let key = try #require(page.body.firstMatch(of: /name="submission" value="([0-9a-f-]{36})"/)?.1)
+            let fields = [
+                "intent": "send", "message": "Once", "channels": "news", "for-ios": "on", "when": "now", "submission": String(key),
+            ]
+            let first = try await Self.post(h, cookie, fields)
+            let second = try await Self.post(h, cookie, fields)
+            #expect(first.status == .seeOther && second.status == .seeOther, "\(second.body)")
+            #expect(first.headers[.location] == second.headers[.location], "the same message")
+            let listing = try await h.messages.messages(app: "shop", filter: MessageFilter(), after: nil, limit: 10)
+            #expect(listing.messages.count == 1)
+            let changed = try await Self.post(h, cookie, fields.merging(["message": "Twice?"]) { $1 })
+            #expect(changed.status.code == 422)
+            #expect(changed.body.contains("This page was sent already"), "\(changed.body)")
+            #expect(try await h.messages.messages(app: "shop", filter: MessageFilter(), after: nil, limit: 10).messages.count == 1)
+            // A new page has a new key.
+            let again = try await ConsoleTests.send(h.client, .get, "/console/send", cookie: cookie)
+            #expect(again.body.firstMatch(of: /name="submission" value="([0-9a-f-]{36})"/)?.1 != key)
+        }
+    }
+
     @Test func errorsAreTheAPIsMessageOnTheSameForm() async throws {
         try await TestHerald.with(file: false) { h in
             let cookie = try await ConsoleTests.login(h.client)

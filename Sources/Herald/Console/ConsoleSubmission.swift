@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldStore
+
+/// A console form that creates a message sends it once. Its page carries a fresh key in a hidden field,
+/// which the publish stores as it stores an `Idempotency-Key` (with the message, in its transaction, for
+/// 24 hours), so a second post of the same page (a double click, a reload that posts again, a retry after
+/// an answer lost in a database failover) leads to the message the first one made instead of sending
+/// another. The key lives in the app's keys as `console:` and a UUID, apart from the API's.
+struct ConsoleSubmission {
+    static let field = "submission"
+
+    /// The hidden field with a new key, for a form that creates a message.
+    static func hiddenField() -> HTML {
+        "<input type=\"hidden\" name=\"\(field)\" value=\"\(UUID().uuidString.lowercased())\">"
+    }
+
+    /// Runs `publish` unless this page's key already made a message: returns the id of the message the
+    /// page made. `fingerprint`: what the form asks for (a page posted again with other values is refused,
+    /// naming the message it made). A form without the field (an old page) publishes as before.
+    static func once(
+        _ console: ConsoleRequest, fingerprint: String, messages: any MessageStore, clock: any WallClock,
+        publish: (_ id: String, _ idempotency: IdempotencyRecord?) async throws -> String
+    ) async throws -> String {
+        guard let text = console.form[field], let uuid = UUID(uuidString: text) else {
+            return try await publish(MessageRoutes.newMessageID(), nil)
+        }
+        let app = console.session.app
+        let key = "console:" + uuid.uuidString.lowercased()
+        let hash = SHA256.hash(data: Array(fingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
+        // A key found taken at the insert was committed by the page's other post: read it again (twice more
+        // at most: only a key that expired in between could be missing then).
+        for _ in 0..<3 {
+            let now = clock.now
+            if let found = try await messages.idempotencyRecord(app: app, key: key, now: now) {
+                guard found.requestHash == hash else {
+                    throw HeraldFault(
+                        code: 5090, kind: .unprocessable,
+                        message:
+                            "This page was sent already (message \(found.messageId)) with other values; reload the page to send another")
+                }
+                return found.messageId
+            }
+            let id = MessageRoutes.newMessageID()
+            let record = IdempotencyRecord(
+                app: app, key: key, requestHash: hash, messageId: id, status: 200, body: MessageRoutes.acceptedBody(id), createdAt: now)
+            do {
+                return try await publish(id, record)
+            } catch is IdempotencyKeyTaken {
+                continue
+            }
+        }
+        throw HeraldFault.internalError
+    }
+}
