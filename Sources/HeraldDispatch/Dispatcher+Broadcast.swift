@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldMetrics
 import HeraldStore
 import Logging
 
@@ -35,6 +36,7 @@ extension Dispatcher {
             answer = await broadcaster.broadcast(request)
         }
         let sent: Int64 = if case .sent = answer { 1 } else { 0 }
+        metrics.notifications(provider: PushProvider.apns.rawValue).finished(answer.failures[.apns]?.keys.first)
         let checkpoint = FanOutCheckpoint(
             messageId: message.id, slice: claimed.slice, occurrence: claimed.occurrence, sequence: claimed.sequence,
             cursor: claimed.upTo ?? Int64.max, sent: sent, failed: 1 - sent,

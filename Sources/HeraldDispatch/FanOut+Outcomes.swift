@@ -14,7 +14,6 @@ extension FanOut {
         case .deactivateToken: lane.metrics.tokenDeactivated()
         case .done, .abort, .fail: break
         }
-        if !answer.decision.isRetry { lane.metrics.finished(answer.decision == .done ? nil : answer.failureClass) }
         lane.health.record(answer, now: context.clock.now)
     }
 
@@ -26,7 +25,11 @@ extension FanOut {
 
     /// What one outcome means for the progress and the run; `reason` is the service's, when it gave one;
     /// `failure`, what the answer counts as in the delivery statistics if it ends the send undelivered.
-    func apply(_ decision: DeliveryDecision, to send: Send, reason: String?, failure: FailureClass, _ state: inout RunState) {
+    /// Returns whether the send ended (false: it waits to be sent again).
+    @discardableResult
+    func apply(
+        _ decision: DeliveryDecision, to send: Send, reason: String?, failure: FailureClass, _ state: inout RunState
+    ) -> Bool {
         let page = send.page
         let recipient = send.recipient
         let device = historyDevice(send)
@@ -40,6 +43,7 @@ extension FanOut {
                     page: page, .failed(failure), provider: provider, device: device, reason: reason ?? "not retried: the message ended")
             } else {
                 state.retries.append((ContinuousClock.now.advanced(by: after), send, failure))
+                return false
             }
         case .removeToken(let since):
             let liveActivity = message.liveActivity != nil
@@ -73,5 +77,6 @@ extension FanOut {
             state.progress.record(page: page, .failed(failure), provider: provider, device: device, reason: reason ?? message)
             state.lastFailure = message
         }
+        return true
     }
 }

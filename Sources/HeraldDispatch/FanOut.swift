@@ -103,13 +103,15 @@ struct FanOut: Sendable {
                             let send = delivery.request
                             let answer = delivery.outcome
                             record(answer, of: send, through: lanes[send.lane])
-                            let (pageClosed, wakeProducer) = state.withLock { state in
-                                apply(answer.decision, to: send, reason: answer.reason, failure: answer.failureClass, &state)
+                            let (pageClosed, wakeProducer, ended) = state.withLock { state in
+                                let ended = apply(answer.decision, to: send, reason: answer.reason, failure: answer.failureClass, &state)
                                 return (
                                     state.progress.frontPageDone,
-                                    answer.decision.isRetry || state.progress.unanswered == 0 || state.abort != nil
+                                    answer.decision.isRetry || state.progress.unanswered == 0 || state.abort != nil,
+                                    ended
                                 )
                             }
+                            if ended { lanes[send.lane].metrics.finished(answer.decision == .done ? nil : answer.failureClass) }
                             if pageClosed { request.yield(false) }
                             if wakeProducer { wake.signal() }
                         }

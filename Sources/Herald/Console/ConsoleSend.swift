@@ -54,8 +54,7 @@ extension ConsoleRoutes {
                     title: "Send", current: "/console/send", console: console,
                     composer(console, composition, count: count, unsent: unsent))
             }
-            let fingerprint = "send\n" + SortedJSON.text(body) + "\n" + channels.map(\.rawValue).joined(separator: ",")
-            let id = try await ConsoleSubmission.once(console, fingerprint: fingerprint, messages: messages, clock: clock) {
+            let id = try await ConsoleSubmission.once(console, kind: "send", messages: messages, clock: clock) {
                 id, idempotency in
                 try await MessageRoutes.publish(
                     body, app: console.session.app, channel: channels[0], channels: channels, messages: messages, clock: clock,

@@ -23,8 +23,7 @@ extension ConsoleRoutes {
         do {
             guard let liveActivityPublish else { throw HeraldFault.noSuchRoute }
             let (body, channel) = try composition.liveActivityBody(now: clock.now)
-            let fingerprint = "live-activity\n" + SortedJSON.text(body) + "\n" + channel.rawValue
-            let id = try await ConsoleSubmission.once(console, fingerprint: fingerprint, messages: messages, clock: clock) {
+            let id = try await ConsoleSubmission.once(console, kind: "live-activity", messages: messages, clock: clock) {
                 id, idempotency in
                 try await liveActivityPublish.publish(body, app: console.session.app, channel: channel, id: id, idempotency: idempotency)
             }

@@ -17,10 +17,12 @@ struct ConsoleSubmission {
     }
 
     /// Runs `publish` unless this page's key already made a message: returns the id of the message the
-    /// page made. `fingerprint`: what the form asks for (a page posted again with other values is refused,
-    /// naming the message it made). A form without the field (an old page) publishes as before.
+    /// page made. `kind` and the form's fields (all but the CSRF token) say what was asked: the same page
+    /// posted again with other values is refused, naming the message it made. (The fields, not the body
+    /// built from them: that holds times computed at the post, such as "seen within 7 days".) A form
+    /// without the field (an old page) publishes as before.
     static func once(
-        _ console: ConsoleRequest, fingerprint: String, messages: any MessageStore, clock: any WallClock,
+        _ console: ConsoleRequest, kind: String, messages: any MessageStore, clock: any WallClock,
         publish: (_ id: String, _ idempotency: IdempotencyRecord?) async throws -> String
     ) async throws -> String {
         guard let text = console.form[field], let uuid = UUID(uuidString: text) else {
@@ -28,6 +30,9 @@ struct ConsoleSubmission {
         }
         let app = console.session.app
         let key = "console:" + uuid.uuidString.lowercased()
+        let fields = console.form.all.filter { $0.key != "csrf" }.sorted { $0.key < $1.key }
+        let fingerprint = SortedJSON.text(
+            JSONValue.object(["kind": .string(kind), "fields": .array(fields.map { .array([.string($0.key), .string($0.value)]) })]))
         let hash = SHA256.hash(data: Array(fingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
         // A key found taken at the insert was committed by the page's other post: read it again (twice more
         // at most: only a key that expired in between could be missing then).

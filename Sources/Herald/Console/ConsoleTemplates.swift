@@ -205,9 +205,8 @@ extension ConsoleRoutes {
             if !key.isEmpty && !value.isEmpty { values[key] = .string(value) }
         }
         let body = JSONValue.object(["templateValues": .object(values)])
-        let id = try await ConsoleSubmission.once(
-            console, fingerprint: "template \(name)\n" + SortedJSON.text(body), messages: messages, clock: clock
-        ) { id, idempotency in
+        let id = try await ConsoleSubmission.once(console, kind: "template \(name)", messages: messages, clock: clock) {
+            id, idempotency in
             try await PushTemplateRoutes.send(
                 template, body: body, app: console.session.app, messages: messages, clock: clock, dispatcher: dispatcher, id: id,
                 idempotency: idempotency)

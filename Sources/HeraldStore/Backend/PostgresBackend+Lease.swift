@@ -87,7 +87,13 @@ extension PostgresBackend {
 
     /// Tells the search for the primary about a failure on `host` that says it may no longer be usable.
     func noteFailure(_ error: any Error, on host: Int) {
-        guard clients.count > 1, let signal = Self.failoverSignal(error) else { return }
-        primary.suspect(host, lost: signal == .notPrimary, reason: Self.explain(error))
+        guard clients.count > 1 else { return }
+        if let signal = Self.failoverSignal(error) {
+            primary.suspect(host, lost: signal == .notPrimary, reason: Self.explain(error))
+        } else if let unavailable = error as? StoreUnavailable {
+            // No connection, or no answer in time: a host that went silent (powered off, cut off by the
+            // network) sends no reset, so this is the only word of it. The search checks the host again.
+            primary.suspect(host, lost: false, reason: unavailable.reason)
+        }
     }
 }

@@ -17,6 +17,8 @@ import Synchronization
 final class PostgresPrimary: Sendable {
     /// How often a search without a result is repeated.
     static let retryInterval: Duration = .milliseconds(500)
+    /// How long a host may take to say whether it is read-only.
+    static let checkTimeout: Duration = .seconds(5)
 
     let hosts: [PostgresLocation.Endpoint]
     let attrs: PostgresLocation.TargetSessionAttrs
@@ -78,6 +80,7 @@ final class PostgresPrimary: Sendable {
             state.current = nil
             state.generation += 1
             state.lostAt = .now
+            state.last = index
             return true
         }
         if given {
@@ -93,8 +96,12 @@ final class PostgresPrimary: Sendable {
     func run() async {
         for await _ in wake.stream {
             while !Task.isCancelled {
+                let began = generation
                 let (found, answers) = await search()
                 if let found {
+                    // A host given up while the search ran (it answered as a standby since) is not taken
+                    // back on the search's older word: search again.
+                    if generation != began, state.withLock({ $0.current == nil }) { continue }
                     adopt(found, reason: answers)
                     break
                 }
@@ -124,7 +131,11 @@ final class PostgresPrimary: Sendable {
     /// from the last one used and the time spent without one.
     private func adopt(_ index: Int, reason: [String]?) {
         let change = state.withLock { state -> (failover: Bool, without: Duration?)? in
-            guard state.current != index else { return nil }
+            guard state.current != index else {
+                // The host in use from the start: what a later move is a failover from.
+                if state.last == nil { state.last = index }
+                return nil
+            }
             let failover = state.last.map { $0 != index } ?? false
             let without = state.lostAt.map { ContinuousClock.now - $0 }
             state.current = index
@@ -151,9 +162,14 @@ final class PostgresPrimary: Sendable {
                 let connection = try await connect(host)
                 defer { Task { try? await connection.close() } }
                 if attrs == .any { return (index, answers) }
-                let rows = try await connection.query("SHOW transaction_read_only", logger: logger)
-                var readOnly: String?
-                for try await (value) in rows.decode(String.self) { readOnly = value }
+                // Bounded: a host that takes the connection and then answers nothing must not stop the search.
+                let logger = self.logger
+                let readOnly = try await PostgresBackend.withDeadline(Self.checkTimeout, onTimeout: { try? await connection.close() }) {
+                    let rows = try await connection.query("SHOW transaction_read_only", logger: logger)
+                    var readOnly: String?
+                    for try await (value) in rows.decode(String.self) { readOnly = value }
+                    return readOnly
+                }
                 if readOnly == "off" { return (index, answers) }
                 answers.append("\(host): read-only (a standby)")
             } catch {

@@ -71,25 +71,20 @@ extension SQLMessageStore {
         // of either table lies wholly inside one step's bucket (the buckets are aligned), so the two add up.
         let from = step.bucket(from).milliseconds
         let range: SQLQueryString = "app_id = \(bind: app) AND bucket >= \(bind: from) AND bucket < \(bind: to.milliseconds)"
-        let tables = step == .hour ? ["delivery_minutes", "delivery_hours"] : ["delivery_minutes"]
+        let columns = Self.statsColumns.joined(separator: ", ")
+        func bucketed(_ table: String) -> SQLQueryString {
+            "SELECT bucket - (bucket % \(unsafeRaw: width)) AS at, provider, \(unsafeRaw: columns) FROM \(unsafeRaw: table) WHERE \(range)"
+        }
+        // One statement, so one snapshot: a roll-up that commits meanwhile cannot show a minute in both tables.
+        let rows: SQLQueryString =
+            step == .hour ? "\(bucketed("delivery_minutes")) UNION ALL \(bucketed("delivery_hours"))" : bucketed("delivery_minutes")
         let points = try await backend.read { db -> [String: DeliveryStatsPoint] in
             var points: [String: DeliveryStatsPoint] = [:]
-            for table in tables {
-                let rows = try await db.raw(
-                    """
-                    SELECT bucket - (bucket % \(unsafeRaw: width)) AS at, provider, \(unsafeRaw: sums)
-                    FROM \(unsafeRaw: table) WHERE \(range)
-                    GROUP BY bucket - (bucket % \(unsafeRaw: width)), provider
-                    """
-                ).all()
-                for row in rows {
-                    guard let provider = PushProvider(rawValue: try row.decode(column: "provider", as: String.self)) else { continue }
-                    let at = try row.decode(column: "at", as: Int64.self)
-                    let key = "\(at) \(provider.rawValue)"
-                    points[key] = try DeliveryStatsPoint(
-                        at: Timestamp(milliseconds: at), provider: provider,
-                        tally: (points[key]?.tally ?? DeliveryTally()) + Self.tally(row))
-                }
+            for row in try await db.raw("SELECT at, provider, \(unsafeRaw: sums) FROM (\(rows)) buckets GROUP BY at, provider").all() {
+                guard let provider = PushProvider(rawValue: try row.decode(column: "provider", as: String.self)) else { continue }
+                let at = try row.decode(column: "at", as: Int64.self)
+                points["\(at) \(provider.rawValue)"] = DeliveryStatsPoint(
+                    at: Timestamp(milliseconds: at), provider: provider, tally: try Self.tally(row))
             }
             return points
         }
