@@ -1,5 +1,7 @@
 /// What a migration run reports while it works, for a command to show (`herald migrate` draws it on a
-/// terminal or writes a line a step to a log). The server passes none: it logs each applied migration.
+/// terminal or writes a line a step to a log). The server passes none: it logs each applied migration
+/// (info when upgrading a database); a run that shows its progress logs them at debug only, so that a
+/// step is not printed twice.
 ///
 /// Events come from the task that migrates, in order; a step may be reported `started` again when its
 /// transaction is retried (a PostgreSQL serialization failure), its rows counted again from zero.
@@ -25,11 +27,19 @@ public struct MigrationProgress: Sendable {
     }
 
     let report: @Sendable (Event) -> Void
+    /// Nobody shows the progress: the migrator's log is the only word of each step.
+    let isSilent: Bool
 
     public init(_ report: @escaping @Sendable (Event) -> Void) {
         self.report = report
+        isSilent = false
+    }
+
+    private init() {
+        report = { _ in }
+        isSilent = true
     }
 
     /// Reports nothing.
-    public static let silent = MigrationProgress { _ in }
+    public static let silent = MigrationProgress()
 }

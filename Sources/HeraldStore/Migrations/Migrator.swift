@@ -43,8 +43,10 @@ public struct Migrator: Sendable {
             ).run()
         }
         try await checkNotNewer()
-        // Creating a new database's schema is routine (debug); changing an existing one is worth a line each.
+        // Creating a new database's schema is routine (debug); changing an existing one is worth a line each,
+        // unless the caller shows each step itself (`herald migrate`).
         let upgrading = try await !appliedNames().isEmpty
+        let level: Logger.Level = upgrading && progress.isSilent ? .info : .debug
         var applied: [String] = []
         for migration in migrations {
             // Unbounded: a migration's backfill takes as long as the data it rewrites.
@@ -77,7 +79,7 @@ public struct Migrator: Sendable {
                     "herald.migration.durationMs": "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)",
                 ]
                 if let rows = step.rows { metadata["herald.migration.rows"] = "\(rows.done)" }
-                logger.log(level: upgrading ? .info : .debug, "applied migration", metadata: metadata)
+                logger.log(level: level, "applied migration", metadata: metadata)
                 applied.append(migration.name)
             }
         }
