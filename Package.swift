@@ -405,6 +405,7 @@ let package = Package(
                 "HeraldWebPush",
                 "HeraldDeviceCheck",
                 "HeraldCurl",
+                "HeraldTerminal",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
