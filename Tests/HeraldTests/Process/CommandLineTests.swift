@@ -173,7 +173,9 @@ import Testing
         #expect(migrated.code == 0, "\(migrated.stderr)")
         #expect(migrated.stdout.contains("up to date"))
 
-        // Three registrations that expired a moment ago, one that has not.
+        // Three registrations in "news" that expired a moment ago, one in "sports" that has not; "news" was
+        // already found empty long ago (as if its devices had left before), so it goes once they are swept.
+        // Two idempotency keys from long ago, one from now.
         let backend = try await HeraldRuntime.openMigrated(try DatabaseURL(parsing: database), logger: Logger(label: "t"))
         let store = SQLRegistrationStore(backend: backend)
         let past = SystemClock().now.adding(milliseconds: -10_000)
@@ -181,16 +183,39 @@ import Testing
         {
             let request = RegistrationRequest(
                 deviceId: try DeviceID(validating: "d\(index)"), deviceToken: try DeviceToken(validating: "ab", os: .ios),
-                os: .ios, osVersion: nil, channels: [], expiration: expires.map(Expiration.init(timestamp:)))
+                os: .ios, osVersion: nil, channels: [try ChannelName(validating: expires == nil ? "sports" : "news")],
+                expiration: expires.map(Expiration.init(timestamp:)))
             _ = try await store.register(app: "shop", request, now: past)
+        }
+        try await backend.write { db in
+            try await db.raw("UPDATE channels SET empty_since = 1 WHERE name = 'news'").run()
+            for (key, at) in [("old-1", Int64(0)), ("old-2", Int64(0)), ("new", past.milliseconds)] {
+                try await db.raw(
+                    """
+                    INSERT INTO idempotency_keys (app_id, idempotency_key, request_hash, message_id, status, body, created_at)
+                    VALUES ('shop', \(bind: key), 'h', \(bind: "message:\(key)"), 200, '{}', \(bind: at))
+                    """
+                ).run()
+            }
         }
         try await backend.close()
 
-        let swept = try await HeraldProcess.run(["sweep", "--database", database])
+        // Every kind the sweeper removes is named, zeros too.
+        let environment = ["HERALD_SWEEPER_EMPTY_CHANNEL_DAYS": "1"]
+        let swept = try await HeraldProcess.run(["sweep", "--database", database], environment: environment)
         #expect(swept.code == 0, "\(swept.stderr)")
-        #expect(swept.stdout.hasPrefix("removed 3 expired registrations"))
-        let again = try await HeraldProcess.run(["sweep", "--database", database])
-        #expect(again.stdout.hasPrefix("removed 0 expired registrations"))
+        #expect(
+            swept.stdout.hasPrefix(
+                "removed 3 expired registrations, 0 history entries, 0 finished messages, 1 empty channel, "
+                    + "0 Live Activities no longer shown and 2 expired idempotency keys in "), "\(swept.stdout)")
+        #expect(
+            (swept.stdout.hasSuffix(" ms\n") || swept.stdout.hasSuffix(" s\n")) && swept.stdout.split(separator: "\n").count == 1,
+            "\(swept.stdout)")
+        let again = try await HeraldProcess.run(["sweep", "--database", database], environment: environment)
+        #expect(
+            again.stdout.hasPrefix(
+                "removed 0 expired registrations, 0 history entries, 0 finished messages, 0 empty channels, "
+                    + "0 Live Activities no longer shown and 0 expired idempotency keys in "), "\(again.stdout)")
     }
 
     /// `herald migrate` on a database a Herald before 0013 left, with messages 0013's backfill rewrites: piped,
