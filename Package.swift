@@ -224,6 +224,12 @@ let package = Package(
             path: "fixtures/apns-mock/Sources/apns-mock",
             swiftSettings: strict
         ),
+        // A long command's progress on standard output (rewritten in place on a terminal, a line a step in a
+        // log), with no dependency: `herald` (migrate, backup) and `herald-bench` (populate) draw theirs with it.
+        .target(
+            name: "HeraldTerminal",
+            swiftSettings: strict
+        ),
         // AMF0 and AMF3 (Flash remoting): the wire of the Backendless Java/Android SDK's `/binary` calls, with
         // no dependency at all (the Backendless services above it live in Herald's AMF folder).
         .target(
@@ -372,6 +378,7 @@ let package = Package(
                 "HeraldFCM",
                 "HeraldWebPush",
                 "HeraldStore",
+                "HeraldTerminal",
                 .product(name: "Logging", package: "swift-log"),
                 "Herald",
                 "APNsMock",
@@ -398,6 +405,7 @@ let package = Package(
                 "HeraldWebPush",
                 "HeraldDeviceCheck",
                 "HeraldCurl",
+                "HeraldTerminal",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -415,6 +423,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HeraldTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldTerminalTests",
+            dependencies: ["HeraldTerminal"],
             swiftSettings: strict
         ),
         .testTarget(

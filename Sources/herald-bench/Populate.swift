@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTerminal
 import SQLKit
 
 /// `herald-bench populate`: fills a fresh SQLite file with devices and registrations (see `PopulationPlan`).
@@ -66,11 +67,20 @@ struct Populate: AsyncParsableCommand {
             androidShare: androidPercent / 100, deviceIdOrder: deviceIds)
         let clock = ContinuousClock()
         let start = clock.now
-        try await withBackend(database) { backend in
-            try await Populator(backend: backend, plan: plan, metadata: metadata).run { done in
-                if done % 500_000 == 0 { print("  … \(done) devices") }
+        // On a terminal the count rewritten in place; in a pipe or a log, a line every tenth.
+        let progress = TerminalProgress.standardOutput()
+        do {
+            try await withBackend(database) { backend in
+                try await Populator(backend: backend, plan: plan, metadata: metadata).run { done in
+                    progress.update(
+                        Self.progressLine(done, of: plan.devices, in: clock.now - start), fraction: Double(done) / Double(plan.devices))
+                }
             }
+        } catch {
+            progress.abandon()
+            throw error
         }
+        progress.finish(Self.progressLine(plan.devices, of: plan.devices, in: clock.now - start, finished: true))
         if messages > 0 {
             try await withBackend(database) { backend in
                 try await MessagePopulator(backend: backend, app: app, messages: messages, channels: channels, now: plan.now).run()
@@ -93,6 +103,21 @@ struct Populate: AsyncParsableCommand {
         if plan.androidShare > 0 { print("  of which \(plan.androidDevices) ANDROID (FCM tokens), the rest IOS") }
         let counts = try await withBackend(database) { try await TableCounts.read($0) }
         print(counts.summary)
+    }
+}
+
+extension Populate {
+    /// "devices: 120,000 of 1,000,000 (12%), 45,210/s, ETA 19 s"; once finished, the time taken instead of the ETA.
+    static func progressLine(_ done: Int, of total: Int, in elapsed: Duration, finished: Bool = false) -> String {
+        let percent = ProgressFormat.percent(done, of: total)
+        var parts = ["devices: \(ProgressFormat.count(done)) of \(ProgressFormat.count(total)) (\(percent)%)"]
+        if let rate = ProgressFormat.rate(done, in: elapsed) { parts.append(rate) }
+        if finished {
+            parts.append(ProgressFormat.duration(elapsed))
+        } else if let remaining = ProgressFormat.remaining(done, of: total, in: elapsed) {
+            parts.append("ETA \(remaining)")
+        }
+        return parts.joined(separator: ", ")
     }
 }
 

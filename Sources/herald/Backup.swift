@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Herald
 import HeraldStore
+import HeraldTerminal
 
 /// `herald backup FILE`: a consistent copy of the SQLite database, made while a server may be writing to it.
 struct Backup: AsyncParsableCommand {
@@ -50,7 +51,7 @@ struct Backup: AsyncParsableCommand {
         try await reportingFailures {
             let configuration = try common.load()
             let source = try BackupCommands.sqlitePath(configuration.database, command: "backup")
-            let progress = BackupProgress(terminal: isatty(STDOUT_FILENO) == 1)
+            let progress = BackupProgress(output: .standardOutput())
             let outcome: SQLiteBackup.Outcome
             do throws(BackupFailure) {
                 var backup = SQLiteBackup(source: source, destination: file)
@@ -92,31 +93,24 @@ enum BackupCommands {
     }
 }
 
-/// The copy's progress on standard output: one line rewritten in place on a terminal; elsewhere (a log,
+/// The copy's progress on standard output: the pages copied, rewritten in place on a terminal; elsewhere (a log,
 /// a pipe) one line at the end, so a log is not filled with percentages.
 final class BackupProgress {
-    let terminal: Bool
-    private var percent = -1
+    let output: TerminalProgress
     private var done = 0
     private var total = 0
 
-    init(terminal: Bool) { self.terminal = terminal }
+    init(output: TerminalProgress) { self.output = output }
 
     func show(_ progress: SQLiteBackup.Progress) {
-        let changed = progress.percent != percent
-        (percent, done, total) = (progress.percent, progress.done, progress.total)
-        if terminal, changed { write("\rcopying: \(done) of \(total) pages (\(percent)%)") }
+        (done, total) = (progress.done, progress.total)
+        output.update("copying: \(done) of \(total) pages (\(progress.percent)%)")
     }
 
     func finish() {
-        let line = "copied \(done) of \(total) pages (100%)"
-        write(terminal ? "\r\(line)\u{1B}[K\n" : "\(line)\n")
+        output.finish("copied \(done) of \(total) pages (100%)")
     }
 
     /// Ends a rewritten line before the failure is printed.
-    func abandon() {
-        if terminal, percent >= 0 { write("\n") }
-    }
-
-    private func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    func abandon() { output.abandon() }
 }

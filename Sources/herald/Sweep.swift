@@ -3,9 +3,16 @@ import Foundation
 import Herald
 import HeraldCore
 import HeraldStore
+import HeraldTerminal
 
 struct Sweep: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove expired registrations once, print how many, and exit.")
+    static let configuration = CommandConfiguration(
+        abstract: "Sweep the database once as the server's sweeper does, print what it removed, and exit.",
+        discussion: """
+            Removes expired registrations (and devices left without any), delivery history past its retention, \
+            finished messages past messages.retentionDays, channels empty for sweeper.emptyChannelDays (when set), \
+            Live Activities Apple no longer shows and idempotency keys older than 24 hours.
+            """)
 
     @OptionGroup var common: CommonOptions
 
@@ -22,7 +29,7 @@ struct Sweep: AsyncParsableCommand {
                             registry: SQLDeviceRegistry(backend: backend), days: configuration.history.days,
                             maxPerDevice: configuration.history.maxPerDevice),
                         messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-                        idempotencyKeys: messages,
+                        idempotencyKeys: messages, emptyChannelDays: configuration.sweeper.emptyChannelDays,
                         logger: makeLogger(configuration)
                     )
                     .sweep(
@@ -35,9 +42,25 @@ struct Sweep: AsyncParsableCommand {
                     throw StartupError("sweep failed: \(error)")
                 }
             }
-            print(
-                "removed \(report.removed) expired registrations, \(report.historyPruned) history entries and "
-                    + "\(report.messagesPruned) finished messages in \(String(format: "%.1f", report.durationMilliseconds)) ms")
+            print(Self.summary(report))
         }
+    }
+
+    /// One line naming every kind the sweep removes, zeros included, so a reader sees what it looked at.
+    static func summary(_ report: Sweeper.Report) -> String {
+        func count(_ value: Int, _ one: String, _ many: String) -> String { "\(ProgressFormat.count(value)) \(value == 1 ? one : many)" }
+        let kinds = [
+            count(report.removed, "expired registration", "expired registrations"),
+            count(report.historyPruned, "history entry", "history entries"),
+            count(report.messagesPruned, "finished message", "finished messages"),
+            count(report.channelsRemoved, "empty channel", "empty channels"),
+            count(report.liveActivitiesRemoved, "Live Activity no longer shown", "Live Activities no longer shown"),
+            count(report.idempotencyKeysRemoved, "expired idempotency key", "expired idempotency keys"),
+        ]
+        let milliseconds = report.durationMilliseconds
+        let took =
+            milliseconds < 1000
+            ? String(format: "%.1f ms", milliseconds) : ProgressFormat.duration(.milliseconds(Int64(milliseconds.rounded())))
+        return "removed \(kinds.dropLast().joined(separator: ", ")) and \(kinds.last!) in \(took)"
     }
 }

@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldTestSupport
 import Logging
 import SQLKit
+import Synchronization
 import Testing
 
 @testable import HeraldStore
@@ -34,8 +35,34 @@ import Testing
                     ).run()
                 }
             }
-            let applied = try await Migrator(backend: backend).migrate(logger: logger)
+            let events = Mutex<[MigrationProgress.Event]>([])
+            let applied = try await Migrator(backend: backend).migrate(
+                logger: logger, progress: MigrationProgress { event in events.withLock { $0.append(event) } })
             #expect(applied.first == "0009_publish_segments")
+            // The progress: each step started then finished; 0009's backfill counted the devices with a version
+            // first and reported each page of versions with their devices.
+            let reported = events.withLock { $0 }
+            let versioned = (0..<count).filter { version($0) != nil }.count
+            let backfill = reported.compactMap { event -> MigrationProgress.Rows? in
+                guard case .advanced(step: "0009_publish_segments", rows: let rows) = event else { return nil }
+                return rows
+            }
+            #expect(backfill.first == MigrationProgress.Rows(done: 0, total: versioned))
+            #expect(backfill.last == MigrationProgress.Rows(done: versioned, total: versioned))
+            #expect(backfill.count >= 2 && zip(backfill, backfill.dropFirst()).allSatisfy { $0.done < $1.done })
+            #expect(reported.first == .started(step: "0009_publish_segments"))
+            let finished = reported.compactMap { event -> (String, MigrationProgress.Rows?)? in
+                guard case .finished(let step, let rows, _) = event else { return nil }
+                return (step, rows)
+            }
+            #expect(finished.map(\.0) == applied)
+            #expect(finished.first?.1 == MigrationProgress.Rows(done: versioned, total: versioned))
+            #expect(
+                finished.dropFirst().allSatisfy { $0.0 == "0011_webhook_event_devices" || $0.0 == "0013_message_contents" || $0.1 == nil })
+            #expect(finished.first { $0.0 == "0013_message_contents" }?.1 == MigrationProgress.Rows(done: 0, total: 0))
+            #expect(
+                reported.filter { if case .started = $0 { true } else { false } }.count == applied.count,
+                "one start per migration applied")
             let rows = try await backend.read { db in
                 try await db.raw("SELECT device_id, app_version, app_version_key FROM devices ORDER BY id").all()
             }

@@ -56,14 +56,15 @@ public enum HeraldRuntime {
     /// Opens and migrates the database, runs `body`, and closes the database whether `body` throws or not.
     /// The server, the one-shot commands and the benchmarks all use this, so none leaves a handle open.
     /// Failures to open or migrate become one operator-readable `StartupError`; `body`'s own errors pass.
+    /// `progress` hears of each migration applied (`herald migrate` shows it; the server logs them instead).
     public static func withMigrated<T>(
-        _ url: DatabaseURL, logger: Logger, metrics: HeraldMetrics = .disabled,
+        _ url: DatabaseURL, logger: Logger, metrics: HeraldMetrics = .disabled, progress: MigrationProgress = .silent,
         _ body: (any SQLBackend) async throws -> T
     ) async throws -> T {
         let outcome: Result<T, any Error>
         do {
             outcome = try await StoreFactory.withBackend(url, logger: logger, metrics: metrics) { backend -> Result<T, any Error> in
-                try await migrate(backend, url: url, logger: logger)
+                try await migrate(backend, url: url, logger: logger, progress: progress)
                 do { return .success(try await body(backend)) } catch { return .failure(error) }
             }
         } catch let error as StartupError {
@@ -184,9 +185,11 @@ public enum HeraldRuntime {
     }
 
     /// Applies pending migrations; a schema newer than this binary, or a failure, is one line.
-    static func migrate(_ backend: any SQLBackend, url: DatabaseURL, logger: Logger) async throws {
+    static func migrate(
+        _ backend: any SQLBackend, url: DatabaseURL, logger: Logger, progress: MigrationProgress = .silent
+    ) async throws {
         do {
-            try await Migrator(backend: backend).migrate(logger: logger)
+            try await Migrator(backend: backend).migrate(logger: logger, progress: progress)
         } catch let error as Migrator.SchemaTooNew {
             throw StartupError("database \(url): \(error.description)")
         } catch {

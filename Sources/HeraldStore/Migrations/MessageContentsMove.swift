@@ -7,7 +7,10 @@ import SQLKit
 enum MessageContentsMove {
     static let pageSize = 1000
 
-    @Sendable static func backfill(_ db: any SQLDatabase) async throws {
+    @Sendable static func backfill(_ db: any SQLDatabase, _ progress: BackfillProgress) async throws {
+        let messages = try await db.raw("SELECT COUNT(*) AS n FROM messages WHERE payload IS NOT NULL AND contents IS NULL")
+            .first()?.decode(column: "n", as: Int.self)
+        progress.expect(messages ?? 0)
         var after = ""
         while true {
             let rows = try await db.raw(
@@ -30,6 +33,7 @@ enum MessageContentsMove {
                 let contents = MessageContents(apns: apns).encoded()
                 try await db.raw("UPDATE messages SET contents = \(bind: contents) WHERE id = \(bind: id)").run()
             }
+            progress.advance(by: rows.count)
         }
     }
 }

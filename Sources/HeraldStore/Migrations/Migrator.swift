@@ -31,8 +31,9 @@ public struct Migrator: Sendable {
     }
 
     /// Returns the names of the migrations applied by this call (empty when the schema was current).
+    /// `progress` hears of each migration applied as it begins, as its backfill goes, and once committed.
     @discardableResult
-    public func migrate(logger: Logger) async throws -> [String] {
+    public func migrate(logger: Logger, progress: MigrationProgress = .silent) async throws -> [String] {
         try await backend.write { db in
             try await Self.lock(db)
             try await db.raw(
@@ -42,31 +43,54 @@ public struct Migrator: Sendable {
             ).run()
         }
         try await checkNotNewer()
-        // Creating a new database's schema is routine (debug); changing an existing one is worth a line each.
+        // Creating a new database's schema is routine (debug); changing an existing one is worth a line each,
+        // unless the caller shows each step itself (`herald migrate`).
         let upgrading = try await !appliedNames().isEmpty
+        let level: Logger.Level = upgrading && progress.isSilent ? .info : .debug
         var applied: [String] = []
         for migration in migrations {
             // Unbounded: a migration's backfill takes as long as the data it rewrites.
-            let didApply = try await backend.unboundedWrite { db in
+            let step = try await backend.unboundedWrite { db -> AppliedStep? in
                 try await Self.lock(db)
                 let done = try await db.raw("SELECT name FROM herald_migrations WHERE name = \(bind: migration.name)").first()
-                if done != nil { return false }
+                if done != nil { return nil }
+                let began = ContinuousClock.now
+                progress.report(.started(step: migration.name))
                 for statement in migration.statements(StoreDialect(db)) {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
-                try await migration.backfill?(db)
+                var rows: MigrationProgress.Rows?
+                if let backfill = migration.backfill {
+                    let counter = BackfillProgress(step: migration.name, progress: progress)
+                    try await backfill(db, counter)
+                    rows = counter.rows
+                }
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
                 try await db.raw("INSERT INTO herald_migrations (name, applied_at) VALUES (\(bind: migration.name), \(bind: now))").run()
-                return true
+                return AppliedStep(began: began, rows: rows)
             }
-            if didApply {
-                logger.log(
-                    level: upgrading ? .info : .debug, "applied migration", metadata: ["herald.migration": "\(migration.name)"])
+            if let step {
+                let duration = ContinuousClock.now - step.began
+                // Reported before it is logged: a terminal's progress line ends before a log line follows it.
+                progress.report(.finished(step: migration.name, rows: step.rows, duration: duration))
+                let (seconds, attoseconds) = duration.components
+                var metadata: Logger.Metadata = [
+                    "herald.migration": "\(migration.name)",
+                    "herald.migration.durationMs": "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)",
+                ]
+                if let rows = step.rows { metadata["herald.migration.rows"] = "\(rows.done)" }
+                logger.log(level: level, "applied migration", metadata: metadata)
                 applied.append(migration.name)
             }
         }
         if !applied.isEmpty { try await backend.schemaChanged() }
         return applied
+    }
+
+    /// A migration this call applied: when it began (in its transaction) and its backfill's rows.
+    private struct AppliedStep: Sendable {
+        let began: ContinuousClock.Instant
+        let rows: MigrationProgress.Rows?
     }
 
     /// The migrations this binary knows that the database has not applied (empty: current).

@@ -6,7 +6,10 @@ import SQLKit
 enum WebhookEventDevices {
     static let pageSize = 1000
 
-    @Sendable static func backfill(_ db: any SQLDatabase) async throws {
+    @Sendable static func backfill(_ db: any SQLDatabase, _ progress: BackfillProgress) async throws {
+        let events = try await db.raw("SELECT COUNT(*) AS n FROM webhook_events WHERE device_id IS NULL")
+            .first()?.decode(column: "n", as: Int.self)
+        progress.expect(events ?? 0)
         var after: Int64 = 0
         while true {
             let rows = try await db.raw(
@@ -25,6 +28,7 @@ enum WebhookEventDevices {
                 else { continue }
                 try await db.raw("UPDATE webhook_events SET device_id = \(bind: device) WHERE id = \(bind: id)").run()
             }
+            progress.advance(by: rows.count)
         }
     }
 }

@@ -5,7 +5,10 @@ import HeraldStore
 import HeraldTestSupport
 import HeraldWebPush
 import Logging
+import SQLKit
 import Testing
+
+@testable import HeraldStore
 
 /// `herald` as a new user meets it: no configuration, bad configuration, and the operator commands.
 @Suite(.serialized) struct CommandLineTests {
@@ -170,7 +173,9 @@ import Testing
         #expect(migrated.code == 0, "\(migrated.stderr)")
         #expect(migrated.stdout.contains("up to date"))
 
-        // Three registrations that expired a moment ago, one that has not.
+        // Three registrations in "news" that expired a moment ago, one in "sports" that has not; "news" was
+        // already found empty long ago (as if its devices had left before), so it goes once they are swept.
+        // Two idempotency keys from long ago, one from now.
         let backend = try await HeraldRuntime.openMigrated(try DatabaseURL(parsing: database), logger: Logger(label: "t"))
         let store = SQLRegistrationStore(backend: backend)
         let past = SystemClock().now.adding(milliseconds: -10_000)
@@ -178,16 +183,96 @@ import Testing
         {
             let request = RegistrationRequest(
                 deviceId: try DeviceID(validating: "d\(index)"), deviceToken: try DeviceToken(validating: "ab", os: .ios),
-                os: .ios, osVersion: nil, channels: [], expiration: expires.map(Expiration.init(timestamp:)))
+                os: .ios, osVersion: nil, channels: [try ChannelName(validating: expires == nil ? "sports" : "news")],
+                expiration: expires.map(Expiration.init(timestamp:)))
             _ = try await store.register(app: "shop", request, now: past)
+        }
+        try await backend.write { db in
+            try await db.raw("UPDATE channels SET empty_since = 1 WHERE name = 'news'").run()
+            for (key, at) in [("old-1", Int64(0)), ("old-2", Int64(0)), ("new", past.milliseconds)] {
+                try await db.raw(
+                    """
+                    INSERT INTO idempotency_keys (app_id, idempotency_key, request_hash, message_id, status, body, created_at)
+                    VALUES ('shop', \(bind: key), 'h', \(bind: "message:\(key)"), 200, '{}', \(bind: at))
+                    """
+                ).run()
+            }
         }
         try await backend.close()
 
-        let swept = try await HeraldProcess.run(["sweep", "--database", database])
+        // Every kind the sweeper removes is named, zeros too.
+        let environment = ["HERALD_SWEEPER_EMPTY_CHANNEL_DAYS": "1"]
+        let swept = try await HeraldProcess.run(["sweep", "--database", database], environment: environment)
         #expect(swept.code == 0, "\(swept.stderr)")
-        #expect(swept.stdout.hasPrefix("removed 3 expired registrations"))
-        let again = try await HeraldProcess.run(["sweep", "--database", database])
-        #expect(again.stdout.hasPrefix("removed 0 expired registrations"))
+        #expect(
+            swept.stdout.hasPrefix(
+                "removed 3 expired registrations, 0 history entries, 0 finished messages, 1 empty channel, "
+                    + "0 Live Activities no longer shown and 2 expired idempotency keys in "), "\(swept.stdout)")
+        #expect(
+            (swept.stdout.hasSuffix(" ms\n") || swept.stdout.hasSuffix(" s\n")) && swept.stdout.split(separator: "\n").count == 1,
+            "\(swept.stdout)")
+        let again = try await HeraldProcess.run(["sweep", "--database", database], environment: environment)
+        #expect(
+            again.stdout.hasPrefix(
+                "removed 0 expired registrations, 0 history entries, 0 finished messages, 0 empty channels, "
+                    + "0 Live Activities no longer shown and 0 expired idempotency keys in "), "\(again.stdout)")
+    }
+
+    /// `herald migrate` on a database a Herald before 0013 left, with messages 0013's backfill rewrites: piped,
+    /// one line per migration once it is done (the backfill's with its rows), no carriage return, and no log
+    /// line repeating each; run again, nothing pending, the one line it always printed. `herald serve` on such a
+    /// database prints no progress: it logs one line per migration.
+    @Test func migrateShowsEachMigrationOnALineOfItsOwnInALog() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let database = "sqlite://" + scratch.path("old.sqlite")
+        let url = try DatabaseURL(parsing: database)
+        try await Self.makeDatabaseBefore0013(url, messages: 3)
+        let pending = Schema.migrations.map(\.name).filter { $0 >= "0013" }
+
+        let migrated = try await HeraldProcess.run(["migrate", "--database", database])
+        #expect(migrated.code == 0, "\(migrated.stderr)")
+        #expect(!migrated.stdout.contains("\r") && !migrated.stdout.contains("\u{1B}"), "\(migrated.stdout)")
+        let lines = migrated.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.dropLast().map { $0.prefix { $0 != " " } } == pending.map { Substring($0) }, "\(migrated.stdout)")
+        #expect(lines.contains { $0.hasPrefix("0013_message_contents … 3 of 3 rows, ") && $0.hasSuffix(" s") }, "\(migrated.stdout)")
+        #expect(lines.contains { $0.hasPrefix("0014_drop_apns_columns … ") && !$0.contains("rows") }, "\(migrated.stdout)")
+        #expect(lines.last == "database \(url) is up to date")
+        #expect(!migrated.stderr.contains("applied migration"), "\(migrated.stderr)")
+
+        let again = try await HeraldProcess.run(["migrate", "--database", database])
+        #expect(again.stdout == "database \(url) is up to date\n")
+
+        let served = try DatabaseURL(parsing: "sqlite://" + scratch.path("served.sqlite"))
+        try await Self.makeDatabaseBefore0013(served, messages: 3)
+        let server = try HeraldProcess(["serve", "--port", "0", "--database", "\(served)"], directory: scratch.url)
+        _ = try await server.waitUntilListening()
+        server.process.terminate()
+        #expect(try await server.waitForExit() == 0)
+        #expect(!server.stdout.contains("0013_message_contents") && !server.stdout.contains("\r"), "\(server.stdout)")
+        let logged = server.stderr.split(separator: "\n").filter { $0.contains("applied migration") }
+        #expect(logged.count == pending.count, "\(server.stderr)")
+        #expect(logged.first?.contains("herald.migration=0013_message_contents") == true, "\(server.stderr)")
+        #expect(logged.first?.contains("herald.migration.rows=3") == true, "\(server.stderr)")
+    }
+
+    /// A SQLite database as a Herald before migration 0013 left it, with `messages` pushes in the old columns.
+    static func makeDatabaseBefore0013(_ url: DatabaseURL, messages: Int) async throws {
+        let backend = try await SQLiteBackend.open(url, logger: Logger(label: "t"))
+        let before = Array(Schema.migrations.prefix { $0.name < "0013" })
+        try await Migrator(backend: backend, migrations: before).migrate(logger: Logger(label: "t"))
+        try await backend.write { db in
+            for index in 0..<messages {
+                try await db.raw(
+                    """
+                    INSERT INTO messages (id, app_id, channel, policy, broadcast, payload, push_type, status, created_at, updated_at)
+                    VALUES (\(bind: "message:\(index)"), 'shop', 'news', 'PUSH', 7, '{"aps":{"alert":"hi"}}', 'alert',
+                        'published', 0, 0)
+                    """
+                ).run()
+            }
+        }
+        try await backend.close()
     }
 
     @Test func versionAndKeysForAShell() async throws {
