@@ -21,15 +21,9 @@ struct Sweep: AsyncParsableCommand {
             let configuration = try common.load()
             let report = try await withDatabase(configuration, mustExist: true) { backend in
                 do {
-                    let messages = SQLMessageStore(backend: backend)
                     return try await Sweeper(
-                        store: SQLRegistrationStore(backend: backend), clock: SystemClock(),
-                        batchSize: configuration.sweeper.batchSize,
-                        history: Sweeper.HistoryRetention(
-                            registry: SQLDeviceRegistry(backend: backend), days: configuration.history.days,
-                            maxPerDevice: configuration.history.maxPerDevice),
-                        messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-                        idempotencyKeys: messages, emptyChannelDays: configuration.sweeper.emptyChannelDays,
+                        configuration: configuration, store: SQLRegistrationStore(backend: backend),
+                        messages: SQLMessageStore(backend: backend), registry: SQLDeviceRegistry(backend: backend), clock: SystemClock(),
                         logger: makeLogger(configuration)
                     )
                     .sweep(
@@ -56,6 +50,9 @@ struct Sweep: AsyncParsableCommand {
             count(report.channelsRemoved, "empty channel", "empty channels"),
             count(report.liveActivitiesRemoved, "Live Activity no longer shown", "Live Activities no longer shown"),
             count(report.idempotencyKeysRemoved, "expired idempotency key", "expired idempotency keys"),
+            count(
+                report.stats.minutesRolledUp + report.stats.hoursPruned, "row of delivery statistics folded or expired",
+                "rows of delivery statistics folded or expired"),
         ]
         let milliseconds = report.durationMilliseconds
         let took =

@@ -106,14 +106,8 @@ public enum HeraldServer {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let sweeper = Sweeper(
-            store: store, clock: clock, batchSize: configuration.sweeper.batchSize,
-            history: Sweeper.HistoryRetention(
-                registry: registry, days: configuration.history.days, maxPerDevice: configuration.history.maxPerDevice),
-            messages: Sweeper.MessageRetention(messages: messages, days: configuration.messageRetentionDays),
-            idempotencyKeys: messages,
-            stats: Sweeper.StatsRetention(
-                messages: messages, minuteHours: configuration.stats.minuteHours, hourDays: configuration.stats.hourDays),
-            emptyChannelDays: configuration.sweeper.emptyChannelDays, metrics: exporter.metrics, logger: logger)
+            configuration: configuration, store: store, messages: messages, registry: registry, clock: clock, metrics: exporter.metrics,
+            logger: logger)
         let clients = ProviderClients(factories: configuration.providerFactories(clock: clock), logger: logger)
         exporter.beforeExposition { [metrics = exporter.metrics] in clients.reportReplacedConnections(to: metrics) }
         let dispatcher = Dispatcher(

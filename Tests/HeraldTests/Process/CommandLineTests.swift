@@ -207,7 +207,9 @@ import Testing
         #expect(
             swept.stdout.hasPrefix(
                 "removed 3 expired registrations, 0 history entries, 0 finished messages, 1 empty channel, "
-                    + "0 Live Activities no longer shown and 2 expired idempotency keys in "), "\(swept.stdout)")
+                    + "0 Live Activities no longer shown, 2 expired idempotency keys and 0 rows of delivery statistics folded or expired in "
+            ),
+            "\(swept.stdout)")
         #expect(
             (swept.stdout.hasSuffix(" ms\n") || swept.stdout.hasSuffix(" s\n")) && swept.stdout.split(separator: "\n").count == 1,
             "\(swept.stdout)")
@@ -215,7 +217,9 @@ import Testing
         #expect(
             again.stdout.hasPrefix(
                 "removed 0 expired registrations, 0 history entries, 0 finished messages, 0 empty channels, "
-                    + "0 Live Activities no longer shown and 0 expired idempotency keys in "), "\(again.stdout)")
+                    + "0 Live Activities no longer shown, 0 expired idempotency keys and 0 rows of delivery statistics folded or expired in "
+            ),
+            "\(again.stdout)")
     }
 
     /// `herald migrate` on a database a Herald before 0013 left, with messages 0013's backfill rewrites: piped,
