@@ -44,6 +44,12 @@ public final class TerminalProgress: Sendable {
         TerminalProgress(terminal: isatty(STDOUT_FILENO) == 1) { FileHandle.standardOutput.write(Data($0.utf8)) }
     }
 
+    /// Progress on standard error, for a command whose standard output is its result (a script reading
+    /// that output, even with `| head -1`, then never sees a progress line).
+    public static func standardError() -> TerminalProgress {
+        TerminalProgress(terminal: isatty(STDERR_FILENO) == 1) { FileHandle.standardError.write(Data($0.utf8)) }
+    }
+
     /// The current item's progress. On a terminal the line is rewritten (unless it was less than `interval`
     /// ago, or the line is the same); in a log, written as a line of its own only when `fraction` (0...1)
     /// reaches a tenth not written yet for this item, short of the whole.

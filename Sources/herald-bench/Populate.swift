@@ -51,6 +51,12 @@ struct Populate: AsyncParsableCommand {
     @Option(help: "Messages to add to the app's history (the console's Messages page), spread over the past 29 days.")
     var messages = 0
 
+    @Option(
+        help:
+            "Days of delivery statistics to add for the app (the console's Overview chart, GET …/admin/stats): minutes for the last 48 hours, hours before."
+    )
+    var statsDays = 0
+
     func validate() throws {
         guard devices > 0, channels > 0 else { throw ValidationError("--devices and --channels must be positive") }
         guard (1...channels).contains(channelsPerDevice) else { throw ValidationError("--channels-per-device must be 1...\(channels)") }
@@ -67,8 +73,10 @@ struct Populate: AsyncParsableCommand {
             androidShare: androidPercent / 100, deviceIdOrder: deviceIds)
         let clock = ContinuousClock()
         let start = clock.now
-        // On a terminal the count rewritten in place; in a pipe or a log, a line every tenth.
-        let progress = TerminalProgress.standardOutput()
+        // On a terminal the count rewritten in place; in a pipe or a log, a line every tenth. On standard
+        // error: the benches read the summary from standard output (`| head -1`), which a progress line
+        // there would take the place of, and closing the pipe would then stop the population.
+        let progress = TerminalProgress.standardError()
         do {
             try await withBackend(database) { backend in
                 try await Populator(backend: backend, plan: plan, metadata: metadata).run { done in
@@ -86,6 +94,12 @@ struct Populate: AsyncParsableCommand {
                 try await MessagePopulator(backend: backend, app: app, messages: messages, channels: channels, now: plan.now).run()
             }
             print("  and \(messages) messages")
+        }
+        if statsDays > 0 {
+            let rows = try await withBackend(database) { backend in
+                try await StatsPopulator(backend: backend, app: app, days: statsDays, now: plan.now).run()
+            }
+            print("  and \(statsDays) days of delivery statistics (\(rows.minutes) minute rows, \(rows.hours) hour rows)")
         }
         let seconds = (clock.now - start).seconds
         // PostgreSQL plans by statistics that autovacuum gathers only up to a minute or more after a bulk
