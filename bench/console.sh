@@ -103,7 +103,7 @@ run_on() {
 echo "== console pages: $DEVICES devices (with metadata, 30% ANDROID), $MESSAGES messages, wrk -c4 ${SECONDS_EACH}s, $(nproc) cores"
 remove_db "$WORK/console.sqlite"
 "$HERALD_BENCH" populate --database "sqlite://$WORK/console.sqlite" --devices "$DEVICES" --channels 4 --expired 0 --expiring 0 \
-    --app bench --metadata true --android-percent 30 --messages "$MESSAGES" --stats-days 7 | head -3
+    --app bench --metadata true --android-percent 30 --messages "$MESSAGES" --stats-days 7
 echo "-- SQLite --"
 run_on "$WORK/console.sqlite"
 remove_db "$WORK/console.sqlite"
@@ -114,7 +114,7 @@ if [ "${HERALD_BENCH_CONSOLE_POSTGRES:-0}" = 1 ]; then
     url="${HERALD_TEST_POSTGRES_URL%/*}/herald_bench_console?sslmode=disable"
     psql "$HERALD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS herald_bench_console WITH (FORCE)" -c "CREATE DATABASE herald_bench_console"
     "$HERALD_BENCH" populate --database "$url" --devices "$DEVICES" --channels 4 --expired 0 --expiring 0 \
-        --app bench --metadata true --android-percent 30 --messages "$MESSAGES" --stats-days 7 | head -3
+        --app bench --metadata true --android-percent 30 --messages "$MESSAGES" --stats-days 7
     psql "$url" -qc "VACUUM ANALYZE" >/dev/null
     echo "-- PostgreSQL --"
     run_on "$url"
