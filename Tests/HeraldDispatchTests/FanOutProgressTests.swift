@@ -14,13 +14,14 @@ import Testing
         progress.record(page: second, .sent, provider: .apns)
         #expect(progress.takeCheckpoint() == nil, "the second page is done but the first is not: no checkpoint")
         progress.record(page: first, .sent, provider: .apns)
-        progress.record(page: first, .failed, provider: .fcm)
+        progress.record(page: first, .failed(.service), provider: .fcm)
         let checkpoint = progress.takeCheckpoint()
         #expect(
             checkpoint
                 == FanOutCheckpoint(
                     messageId: "m", cursor: 20, sent: 2, failed: 1,
-                    byProvider: [.apns: ProviderCounts(sent: 2), .fcm: ProviderCounts(failed: 1)], pending: 0))
+                    byProvider: [.apns: ProviderCounts(sent: 2), .fcm: ProviderCounts(failed: 1)], failures: [.fcm: [.service: 1]],
+                    pending: 0))
         #expect(progress.isComplete)
         #expect(progress.takeCheckpoint() == nil)
     }
@@ -54,8 +55,8 @@ import Testing
         #expect(
             progress.takeCheckpoint()
                 == FanOutCheckpoint(
-                    messageId: "m", cursor: 3, sent: 1, failed: 2, byProvider: [.apns: ProviderCounts(sent: 1, failed: 2)], pending: 0,
-                    remove: [removal], deactivate: [deactivation]))
+                    messageId: "m", cursor: 3, sent: 1, failed: 2, byProvider: [.apns: ProviderCounts(sent: 1, failed: 2)],
+                    failures: [.apns: [.invalidToken: 2]], pending: 0, remove: [removal], deactivate: [deactivation]))
     }
 
     @Test func aForcedCheckpointAlwaysRenews() {
