@@ -37,7 +37,7 @@ public struct BarChart: Sendable {
 
     public init(
         id: String, title: String, summary: String, bucketLabels: [String], axisLabels: [(bucket: Int, text: String)],
-        panels: [Panel], width: Double = 480
+        panels: [Panel], width: Double = 380
     ) {
         self.id = SVG.identifier(id)
         self.title = title
@@ -52,7 +52,7 @@ public struct BarChart: Sendable {
     static let right = 6.0
     static let titleHeight = 16.0
     static let gap = 10.0
-    static let axisHeight = 18.0
+    static let axisHeight = 20.0
     static let emptyHeight = 18.0
 
     /// Where bucket `index`'s bar goes: its left edge and width.
@@ -96,7 +96,7 @@ public struct BarChart: Sendable {
                 ("xmlns", "http://www.w3.org/2000/svg"), ("class", "chart-svg"),
                 ("viewBox", "0 0 \(SVG.number(width)) \(SVG.number(height))"),
                 ("role", "img"), ("aria-labelledby", "\(id)-title \(id)-desc"), ("font-family", "system-ui, sans-serif"),
-                ("font-size", "11"), ("data-chart", id),
+                ("font-size", "12"), ("data-chart", id),
             ],
             SVG.element("title", [("id", "\(id)-title")], SVG.escape(title))
                 + SVG.element("desc", [("id", "\(id)-desc")], SVG.escape(summary))
@@ -144,23 +144,30 @@ public struct BarChart: Sendable {
         return out
     }
 
-    /// The time axis under the last panel: a tick and a label at each of `axisLabels`.
+    /// The time axis under the last panel: a tick under each of `axisLabels`' buckets and its label centred
+    /// there, moved inside the chart at its edges; a label that would run into the one before is left out.
     func axis(at y: Double) -> String {
-        axisLabels.filter { $0.bucket >= 0 && $0.bucket < bucketLabels.count }.map { label in
+        var out = ""
+        var end = -Double.infinity
+        for label in axisLabels where label.bucket >= 0 && label.bucket < bucketLabels.count {
             let (x, barWidth) = slot(label.bucket)
             let middle = x + barWidth / 2
-            // The first and last labels keep inside the chart.
-            let anchor = middle < Self.left + 20 ? "start" : middle > width - 24 ? "end" : "middle"
-            return SVG.element(
+            // About 0.6 em a character: enough to keep labels apart without measuring text.
+            let half = Double(label.text.count) * 12 * 0.3
+            let centre = min(max(middle, Self.left + half), width - Self.right - half)
+            out += SVG.element(
                 "line",
                 [
                     ("x1", SVG.number(middle)), ("x2", SVG.number(middle)), ("y1", SVG.number(y)), ("y2", SVG.number(y + 4)),
                     ("stroke", "#5b6677"), ("stroke-width", "1"),
                 ])
-                + SVG.element(
-                    "text", [("x", SVG.number(middle)), ("y", SVG.number(y + 15)), ("text-anchor", anchor), ("class", "axis-label")],
-                    SVG.escape(label.text))
-        }.joined()
+            guard centre - half >= end + 4 else { continue }
+            end = centre + half
+            out += SVG.element(
+                "text", [("x", SVG.number(centre)), ("y", SVG.number(y + 16)), ("text-anchor", "middle"), ("class", "axis-label")],
+                SVG.escape(label.text))
+        }
+        return out
     }
 }
 

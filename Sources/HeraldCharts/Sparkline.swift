@@ -32,7 +32,8 @@ public struct Sparkline: Sendable {
     public func svg() -> String {
         let points = points
         let top = (points.max() ?? 0) > 0 ? points.max()! : 1
-        let pad = 2.0
+        // Room for the peak's dot, which sits on the top edge.
+        let pad = 3.5
         let step = points.count > 1 ? (width - 2 * pad) / Double(points.count - 1) : 0
         func x(_ index: Int) -> Double { points.count > 1 ? pad + Double(index) * step : width / 2 }
         func y(_ value: Double) -> Double { height - pad - max(0, value) / top * (height - 2 * pad) }

@@ -46,7 +46,7 @@ public struct Timeline: Sendable {
 
     public init(
         id: String, title: String, summary: String, lanes: [Lane], events: [Event], range: ClosedRange<Double>,
-        axisLabels: [(at: Double, text: String)], width: Double = 480
+        axisLabels: [(at: Double, text: String)], width: Double = 400
     ) {
         self.id = SVG.identifier(id)
         self.title = title
@@ -58,7 +58,7 @@ public struct Timeline: Sendable {
         self.width = width
     }
 
-    static let left = 96.0
+    static let left = 80.0
     static let right = 10.0
     static let laneHeight = 24.0
 
@@ -115,7 +115,7 @@ public struct Timeline: Sendable {
             [
                 ("xmlns", "http://www.w3.org/2000/svg"), ("class", "timeline-svg"),
                 ("viewBox", "0 0 \(SVG.number(width)) \(SVG.number(height))"), ("role", "img"),
-                ("aria-labelledby", "\(id)-title \(id)-desc"), ("font-family", "system-ui, sans-serif"), ("font-size", "11"),
+                ("aria-labelledby", "\(id)-title \(id)-desc"), ("font-family", "system-ui, sans-serif"), ("font-size", "12"),
                 ("data-chart", id),
             ],
             SVG.element("title", [("id", "\(id)-title")], SVG.escape(title))

@@ -99,4 +99,19 @@ import Testing
         #expect(svg.contains(#"x="\#(SVG.number(x + width / 2))" y=""#), "\(svg)")
         #expect(svg.contains(">12:03</text>") && svg.contains(">12:00</text>"))
     }
+
+    @Test func axisLabelsStayInsideAndApart() {
+        let buckets = 60
+        let chart = BarChart(
+            id: "c", title: "", summary: "", bucketLabels: (0..<buckets).map { "\($0)" },
+            axisLabels: (0..<buckets).map { ($0, "12:\($0 < 10 ? "0" : "")\($0)") },
+            panels: [BarChart.Panel(title: "Sent", series: [Self.sent], values: Array(repeating: [1], count: buckets))])
+        let svg = chart.svg()
+        let labels = svg.components(separatedBy: #"<text x=""#).dropFirst().filter { $0.contains(#"class="axis-label""#) }
+        let xs = labels.compactMap { Double($0.prefix { $0 != "\"" }) }
+        #expect(xs.count > 4 && xs.count < buckets, "some labels left out: \(xs.count)")
+        #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 - $0 >= 5 * 12 * 0.6 }, "apart: \(xs)")
+        #expect((xs.first ?? 0) >= BarChart.left + 15 && (xs.last ?? .infinity) <= chart.width - BarChart.right - 15, "inside: \(xs)")
+        #expect(svg.components(separatedBy: "<line x1=").count - 1 >= buckets, "every bucket asked for keeps its tick")
+    }
 }

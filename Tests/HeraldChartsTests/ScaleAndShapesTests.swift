@@ -35,8 +35,8 @@ import Testing
     @Test func aSparklineHasAPointPerValueAndMarksThePeak() {
         let svg = Sparkline(id: "m1", values: [1, 5, 3, 0], label: "Peak 5/s <ok>", width: 100, height: 20).svg()
         #expect(svg.contains(#"data-points="4""#))
-        #expect(svg.contains(#"<polyline points="2,14.8 34,2 66,8.4 98,18""#), "\(svg)")
-        #expect(svg.contains(#"<circle cx="34" cy="2""#), "the peak marked")
+        #expect(svg.contains(#"<polyline points="3.5,13.9 34.5,3.5 65.5,8.7 96.5,16.5""#), "\(svg)")
+        #expect(svg.contains(#"<circle cx="34.5" cy="3.5""#), "the peak marked")
         #expect(svg.contains("Peak 5/s &lt;ok&gt;") && svg.contains(#"role="img""#))
     }
 
@@ -65,9 +65,9 @@ import Testing
         #expect(svg.components(separatedBy: #"data-lane="sent""#).count - 1 == 2)
         #expect(svg.components(separatedBy: #"data-lane="failed""#).count - 1 == 1)
         #expect(!svg.contains("outside") && !svg.contains("no lane"))
-        // The plot runs from 96 to 286: the first at its start, the last at its end, the failure half way.
-        #expect(svg.contains(#"<circle cx="96""#) && svg.contains(#"<circle cx="286""#))
-        #expect(timeline.x(1500) == 191)
+        // The plot runs from 80 to 286: the first at its start, the last at its end, the failure half way.
+        #expect(svg.contains(#"<circle cx="80""#) && svg.contains(#"<circle cx="286""#))
+        #expect(timeline.x(1500) == 183)
         #expect(svg.contains("Failed &lt;x&gt;") && svg.contains(">start</text>"))
     }
 
