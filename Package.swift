@@ -342,6 +342,7 @@ let package = Package(
                 "HeraldMetrics",
                 "HeraldSocketIO",
                 "HeraldAMF",
+                "HeraldCharts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // The WebSocket form of a subscription's stream.
