@@ -7,13 +7,15 @@ import HeraldWebhooks
 import Hummingbird
 import NIOCore
 
-/// The console's Overview: the fan-outs running now with their progress, the last day's outcomes, devices
-/// by platform and activity, channel totals and each push service's health on this instance.
+/// The console's Overview: the fan-outs running now with their progress, the deliveries charted over the last
+/// hour or 7 days (ConsoleDeliveryChart), the last day's outcomes, devices by platform and activity, channel
+/// totals and each push service's health on this instance.
 extension ConsoleRoutes {
     // MARK: Overview
 
     func overview(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         let app = console.session.app
+        let range = try QueryParameters(request)["range"].flatMap(DeliveryRange.init(rawValue:)) ?? .hour
         let now = clock.now
         let (channels, channelsCounted) = try await channelCounts.value("\(app)\u{0}overview", now: now) {
             try await store.channels(app: app, after: nil, limit: 1001, now: now)
@@ -40,6 +42,7 @@ extension ConsoleRoutes {
             </section>
             <h2>Running now</h2>
             <div id="running" data-live="/console/running/progress" data-refresh="/console/running">\(try await running(app))</div>
+            \(try await deliverySection(app: app, range: range))
             <h2>Messages in the last 24 hours</h2>
             <ul class="outcomes">\(outcomes)</ul>
             <h2>Devices by platform</h2>
