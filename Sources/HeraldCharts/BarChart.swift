@@ -1,7 +1,8 @@
 /// Bars over time, in panels one above the other that share the time axis: each panel stacks its series in
 /// every bucket against a value axis of its own with round ticks (so a panel of failures is not flattened by
 /// one of sends a thousand times larger). A bucket's bars carry `data-bucket`, `data-series` and
-/// `data-value` and a tooltip; a panel with nothing in it is one line saying so.
+/// `data-value`, and its stack one tooltip; a panel with nothing in it is one line saying so. Each bar is
+/// one short element (168 hours of seven series stay a few hundred kilobytes at most).
 public struct BarChart: Sendable {
     public struct Panel: Sendable {
         public var title: String
@@ -105,7 +106,8 @@ public struct BarChart: Sendable {
 
     /// One panel's gridlines, tick labels and bars, its plot starting at `top`.
     func draw(_ panel: Panel, top: Double) -> String {
-        let scale = NiceScale(covering: Double(panel.totals.max() ?? 0))
+        // A tick every 20 units or more, so a short panel's labels do not run into each other.
+        let scale = NiceScale(covering: Double(panel.totals.max() ?? 0), tickCount: max(1, Int(panel.height / 20)))
         let base = top + panel.height
         var out = ""
         for tick in scale.ticks {
@@ -123,6 +125,8 @@ public struct BarChart: Sendable {
         for (index, values) in panel.values.enumerated() where index < bucketLabels.count {
             let (x, barWidth) = slot(index)
             var stacked = 0.0
+            var bars = ""
+            var named: [String] = []
             for (position, series) in panel.series.enumerated() {
                 let value = position < values.count ? values[position] : 0
                 guard value > 0 else { continue }
@@ -130,16 +134,18 @@ public struct BarChart: Sendable {
                 let height = max(1, scale.fraction(Double(value)) * panel.height)
                 let y = base - stacked - height
                 stacked += height
-                out += SVG.element(
+                named.append("\(series.label) \(SVG.grouped(value))")
+                bars += SVG.element(
                     "rect",
                     [
                         ("x", SVG.number(x)), ("y", SVG.number(y)), ("width", SVG.number(barWidth)), ("height", SVG.number(height)),
-                        ("fill", series.fill.paint(id: "\(id)-\(series.key)")), ("stroke", series.fill.edge), ("stroke-width", "0.5"),
-                        ("class", "bar series-\(series.key)"), ("data-bucket", "\(index)"), ("data-series", series.key),
-                        ("data-value", "\(value)"),
-                    ],
-                    SVG.element("title", [], SVG.escape("\(bucketLabels[index]): \(series.label) \(SVG.grouped(value))")))
+                        ("fill", series.fill.paint(id: "\(id)-\(series.key)")), ("class", "bar"), ("data-bucket", "\(index)"),
+                        ("data-series", series.key), ("data-value", "\(value)"),
+                    ])
             }
+            guard !named.isEmpty else { continue }
+            // One tooltip for the bucket's stack: its time and each series in it.
+            out += "<g>" + SVG.element("title", [], SVG.escape("\(bucketLabels[index]): \(named.joined(separator: ", "))")) + bars + "</g>"
         }
         return out
     }

@@ -4,6 +4,8 @@
 public enum SVG {
     /// `value` safe inside an element or a double-quoted attribute.
     public static func escape(_ value: String) -> String {
+        // Most values (numbers, ids, plain words) have nothing to escape: returned as they are.
+        guard value.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return value }
         var escaped = ""
         escaped.reserveCapacity(value.utf8.count)
         for character in value.unicodeScalars {
@@ -46,8 +48,20 @@ public enum SVG {
 
     /// An element with its attributes (escaped, in the order given) and content (already SVG, or nil: empty).
     static func element(_ name: String, _ attributes: [(String, String)], _ content: String? = nil) -> String {
-        let list = attributes.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
-        guard let content else { return "<\(name)\(list)/>" }
-        return "<\(name)\(list)>\(content)</\(name)>"
+        var out = "<"
+        out += name
+        for (key, value) in attributes {
+            out += " "
+            out += key
+            out += "=\""
+            out += escape(value)
+            out += "\""
+        }
+        guard let content else { return out + "/>" }
+        out += ">"
+        out += content
+        out += "</"
+        out += name
+        return out + ">"
     }
 }

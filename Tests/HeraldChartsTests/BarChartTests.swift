@@ -14,8 +14,8 @@ import Testing
     /// The attributes of every `<rect class="bar …">` in `svg`, as name → value.
     static func bars(_ svg: String) -> [[String: String]] {
         svg.components(separatedBy: "<rect ").dropFirst().compactMap { part -> [String: String]? in
-            let tag = String(part.prefix { $0 != ">" })
-            guard tag.contains("class=\"bar ") else { return nil }
+            let tag = String(part.prefix { $0 != ">" }).replacingOccurrences(of: "\"/", with: "\"")
+            guard tag.contains("class=\"bar\"") else { return nil }
             var attributes: [String: String] = [:]
             for piece in tag.components(separatedBy: "\" ") {
                 let pair = piece.split(separator: "=", maxSplits: 1)
@@ -43,14 +43,15 @@ import Testing
         #expect(bars.filter { $0["data-series"] == "throttled" }.map { $0["data-bucket"] } == ["0", "2"])
         #expect(bars.count == 6)
         #expect(svg.contains("<title>12:02 UTC: Sent 250</title>"), "\(svg)")
+        #expect(svg.contains("<title>12:00 UTC: Invalid token 3, Throttled 1</title>"), "one tooltip for a bucket's stack")
     }
 
     @Test func heightsAreInProportionOnARoundScale() throws {
         let svg = chart([BarChart.Panel(title: "Sent", series: [Self.sent], values: [[1000], [500], [250], [0]], height: 100)]).svg()
         let heights = try Self.bars(svg).map { try #require(Double($0["height"] ?? "")) }
-        // 1,000 tops a scale of 0…1,000 (ticks 0, 250, 500, 750, 1k): the whole plot, then a half and a quarter.
+        // 1,000 tops a scale of 0…1,000 (a tick every 20 units: 0, 200, … 1k): the whole plot, then a half and a quarter.
         #expect(heights == [100, 50, 25])
-        for tick in ["0", "250", "500", "750", "1k"] { #expect(svg.contains(">\(tick)</text>"), "tick \(tick)") }
+        for tick in ["0", "200", "400", "600", "800", "1k"] { #expect(svg.contains(">\(tick)</text>"), "tick \(tick)") }
         let tops = try Self.bars(svg).map { try #require(Double($0["y"] ?? "")) + (Double($0["height"] ?? "") ?? 0) }
         #expect(Set(tops).count == 1, "every bar stands on the baseline: \(tops)")
     }
@@ -77,6 +78,12 @@ import Testing
         #expect(bars.count == 2)
         #expect(bars.last?["height"] == "1", "one among 100,000 is a pixel, not nothing")
         #expect(svg.contains(">Failed: none</text>"))
+    }
+
+    @Test func aShortPanelHasFewerTicks() {
+        let svg = chart([BarChart.Panel(title: "Removed", series: [Self.sent], values: [[5], [3], [0], [0]], height: 30)]).svg()
+        #expect(svg.components(separatedBy: #"class="tick""#).count - 1 == 2, "0 and 5 only in 30 units: \(svg)")
+        #expect(svg.contains(">5</text>"))
         #expect(!svg.contains("data-series=\"invalid-token\""))
     }
 

@@ -30,7 +30,7 @@ import Testing
         var found: [String: Int64] = [:]
         for part in svg.components(separatedBy: "<rect ").dropFirst() {
             let tag = part.prefix { $0 != ">" }
-            guard tag.contains("class=\"bar "), let series = attribute("data-series", in: tag),
+            guard tag.contains("class=\"bar\""), let series = attribute("data-series", in: tag),
                 let bucket = attribute("data-bucket", in: tag), let value = attribute("data-value", in: tag).flatMap({ Int64($0) })
             else { continue }
             found["\(series)@\(bucket)"] = value
