@@ -230,6 +230,12 @@ let package = Package(
             name: "HeraldTerminal",
             swiftSettings: strict
         ),
+        // The console's charts as SVG text (bars over time, a sparkline, a timeline): numbers in, markup out, with
+        // no dependency at all, so they are tested on their own and no chart library or script is needed.
+        .target(
+            name: "HeraldCharts",
+            swiftSettings: strict
+        ),
         // AMF0 and AMF3 (Flash remoting): the wire of the Backendless Java/Android SDK's `/binary` calls, with
         // no dependency at all (the Backendless services above it live in Herald's AMF folder).
         .target(
@@ -342,6 +348,7 @@ let package = Package(
                 "HeraldMetrics",
                 "HeraldSocketIO",
                 "HeraldAMF",
+                "HeraldCharts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // The WebSocket form of a subscription's stream.
@@ -433,6 +440,11 @@ let package = Package(
         .testTarget(
             name: "HeraldAMFTests",
             dependencies: ["HeraldAMF"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HeraldChartsTests",
+            dependencies: ["HeraldCharts"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -35,7 +35,7 @@ NAVIGATION = ["Overview", "Channels", "Devices", "Messages", "Send", "Templates"
 class Server:
     """`herald serve` in a scratch folder, until stopped."""
 
-    def __init__(self, config=None):
+    def __init__(self, config=None, environment=None):
         self.folder = tempfile.mkdtemp(prefix="herald-console-")
         arguments = [HERALD, "serve", "--port", "0"]
         if config is not None:
@@ -43,7 +43,7 @@ class Server:
             with open(path, "w") as file:
                 json.dump(config, file)
             arguments += ["--config", path]
-        environment = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")} | (environment or {})
         self.log = open(os.path.join(self.folder, "out.log"), "w+")
         self.process = subprocess.Popen(arguments, cwd=self.folder, stdout=self.log, stderr=subprocess.STDOUT, env=environment)
         deadline = time.time() + 60
@@ -170,7 +170,9 @@ def across_instances(browser):
 
 
 def main():
-    demo = Server()
+    # Small fan-out pages, two open at a time: a fan-out to a few thousand devices through the mock APNs (slowed
+    # down) takes some seconds, in many checkpoints, so its progress can be watched moving.
+    demo = Server(environment={"HERALD_DISPATCHER_PAGE_SIZE": "20", "HERALD_DISPATCHER_MAX_OPEN_PAGES": "2"})
     two_apps = Server({
         "apps": [
             {"id": "shop", "keys": [{"key": "shop-admin-key-0123456789", "role": "admin"}, {"key": "shop-client-key-0123456789", "role": "client"}],
@@ -202,6 +204,12 @@ def run(browser, demo, two_apps):
     page = context.new_page()
     errors = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    # Every console message that names the Content-Security-Policy: a page or chart the policy refused a part of.
+    violations = []
+    def policy(message):
+        if "Content Security Policy" in message.text or "Content-Security-Policy" in message.text:
+            violations.append(message.text)
+    context.on("console", policy)
 
     # A wrong key is refused with a clear message, and nothing else.
     login(page, base, "demo", "not-the-key")
@@ -297,7 +305,6 @@ def run(browser, demo, two_apps):
     for text in ["match-42", "MatchAttributes", activity_token[:8] + "\u2026", "running"]:
         expect(match).to_contain_text(text)
     check(start_token not in page.content() and activity_token not in page.content(), "its Live Activities listed, tokens cut short")
-    shot(page, "device")
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_label("Reason").fill("lost phone")
     page.get_by_role("button", name="Deactivate").click()
@@ -332,7 +339,6 @@ def run(browser, demo, two_apps):
     check(sum(item["message"].get("notification", {}).get("body") == "Hello from the console test" for item in fcm) == 1,
           "the mock FCM received it once")
     check(message_id in page.content(), "the page names the message")
-    shot(page, "message")
 
     # The Send page: the recipients counted before sending, the preview following the fields, then a push to
     # a channel sent from the console and followed to "published" with the counts the mocks received.
@@ -501,6 +507,8 @@ def run(browser, demo, two_apps):
     apns_health = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="APNs", exact=True))
     expect(apns_health).to_contain_text("open")
     check(True, "the overview shows the APNs connection on this instance")
+
+    progress_and_charts(page, demo, violations)
     shot(page, "overview")
 
     # A cross-site POST with the session's cookie is refused.
@@ -513,16 +521,18 @@ def run(browser, demo, two_apps):
     phone = browser.new_context(viewport={"width": 375, "height": 740})
     phone.add_cookies([c for c in context.cookies() if c["name"] == "herald_console"])
     small = phone.new_page()
-    for path, name in [("/console", "overview"), ("/console/devices", "devices"), ("/console/devices/alice-iphone", "device"),
+    for path, name in [("/console", "overview"), ("/console?range=7d", "overview-7d"), (f"/console/messages/{demo.bulk}", "message"),
+                       ("/console/devices", "devices"), ("/console/devices/alice-iphone", "device"),
                        ("/console/send", "send"), ("/console/send?kind=live-activity", "send-live-activity"),
                        ("/console/templates/welcome", "template"), ("/console/live-activities", "live-activities"),
                        ("/console/operations", "operations")]:
         small.goto(base + path)
         width = small.evaluate("document.documentElement.scrollWidth")
         check(width <= 375, f"{path} fits 375 px (scroll width {width})")
-        if name in ("devices", "device", "send", "live-activities", "send-live-activity"):
+        if name in ("overview", "devices", "device", "send", "live-activities", "send-live-activity"):
             shot(small, f"{name}-375")
     phone.close()
+    check(not violations, f"no Content-Security-Policy violations on any page: {violations}")
 
     # Log out: the session is gone, in this browser and for its old cookie.
     old = context.cookies()
@@ -554,6 +564,172 @@ def run(browser, demo, two_apps):
     answer = other.goto(two_apps.base + "/console/devices/shop-only-phone")
     check(answer.status == 404, f"app blog's admin gets 404 for app shop's device: {answer.status}")
     blog.close()
+
+
+def bulk_token(index):
+    return "d0" + format(index, "062x")
+
+
+def register_many(server, indexes, channel):
+    """iOS devices `bulk-INDEX` in `channel`, registered through the API 16 at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+    client = server.keys["client"]
+
+    def one(index):
+        return server.api("POST", f"/demo/{client}/messaging/registrations",
+                          {"deviceToken": bulk_token(index), "deviceId": f"bulk-{index}", "os": "IOS", "channels": [channel]})[0]
+
+    with ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(one, indexes))
+    check(statuses.count(200) == len(indexes), f"registered {len(indexes):,} devices in {channel}: {sorted(set(statuses))}")
+
+
+def chart_bars(page, provider):
+    """The bars of a service's chart on the Overview, as drawn: series, bucket, value and height on screen."""
+    return page.evaluate(
+        """(provider) => Array.from(document.querySelectorAll(`figure.chart[data-provider="${provider}"] rect.bar`)).map((bar) => ({
+            series: bar.dataset.series, bucket: Number(bar.dataset.bucket), value: Number(bar.dataset.value),
+            height: bar.getBoundingClientRect().height, width: bar.getBoundingClientRect().width }))""", provider)
+
+
+def axis_value(label):
+    """A tick's label as a number: 900, 1.5k, 2.5M."""
+    factor = {"k": 1000, "M": 1000000}.get(label[-1:], 1)
+    return float(label[:-1] if factor > 1 else label) * factor
+
+
+def check_scale(page, provider):
+    """The Sent panel's bars stand as high against its own y axis as their counts say."""
+    drawn = page.evaluate(
+        """(provider) => {
+            const svg = document.querySelector(`figure.chart[data-provider="${provider}"] svg`);
+            const ticks = Array.from(svg.querySelectorAll("text.tick")).map((t) => ({ label: t.textContent, y: Number(t.getAttribute("y")) - 4 }));
+            const bars = Array.from(svg.querySelectorAll('rect.bar[data-series="sent"]')).map((b) => ({
+                value: Number(b.dataset.value), height: Number(b.getAttribute("height")), bottom: Number(b.getAttribute("y")) + Number(b.getAttribute("height")) }));
+            return { ticks, bars };
+        }""", provider)
+    ticks = drawn["ticks"]
+    panel = ticks[:next((i for i, t in enumerate(ticks) if i > 0 and t["label"] == "0"), len(ticks))]
+    zero, top = panel[0], panel[-1]
+    check(all(abs(bar["bottom"] - zero["y"]) < 0.02 for bar in drawn["bars"]), f"{provider}: the sent bars stand on the axis's 0")
+    for bar in drawn["bars"]:
+        expected = bar["value"] / axis_value(top["label"]) * (zero["y"] - top["y"])
+        check(abs(bar["height"] - max(1, expected)) < 0.02,
+              f"{provider}: {bar['value']} is {bar['height']} high on an axis up to {top['label']} (expected {expected:.2f})")
+
+
+def progress_and_charts(page, demo, violations):
+    """A fan-out big enough to last some seconds: its page's progress bar moves and ends full, the Overview's
+    running list follows it too; then the Overview's charts hold the sends the mocks received."""
+    control = demo.mocks["APNs"].rsplit("/control/", 1)[0]
+    # The last 25 registered (so the last reached) fail: 10 tokens gone (removed), 5 refused (deactivated), 5
+    # payloads refused, 5 failing on every attempt; the chart must show them by reason.
+    register_many(demo, range(1975), "bulk")
+    register_many(demo, range(1975, 2000), "bulk")
+    failures = {"invalid-token": 15, "other": 5, "service": 5, "tokens-removed": 10}
+    now = int(time.time() * 1000)
+    for index in range(1975, 2000):
+        script = ({"status": 410, "reason": "Unregistered", "timestamp": now} if index < 1985 else
+                  {"status": 400, "reason": "BadDeviceToken"} if index < 1990 else
+                  {"status": 413, "reason": "PayloadTooLarge"} if index < 1995 else {"status": 500, "reason": "InternalServerError"})
+        request = urllib.request.Request(control + "/control/script", data=json.dumps({"token": bulk_token(index), **script}).encode(), method="POST")
+        urllib.request.urlopen(request, timeout=10)
+    accepted_before = json.load(urllib.request.urlopen(control + "/control/stats", timeout=10))["accepted"]
+    faults = urllib.request.Request(control + "/control/faults", data=json.dumps({"latencyMilliseconds": 100}).encode(), method="POST")
+    urllib.request.urlopen(faults, timeout=10)
+    status, body = demo.api(
+        "POST", f"/demo/{demo.keys['server']}/messaging/bulk", {"message": "To many", "publishAt": int(time.time() * 1000) + 3000})
+    check(status == 200, f"published to 2,000 devices: {body}")
+    demo.bulk = body["messageId"]
+    watcher = page.context.new_page()
+    watcher.goto(demo.base + f"/console/messages/{demo.bulk}")
+    expect(watcher.get_by_role("heading", level=1)).to_have_text("Message to bulk")
+    bar = watcher.locator("progress[data-bar]")
+    nav(page, "Overview")
+    seen, texts, rows, shot_taken = [], set(), [], False
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        state = watcher.locator('[data-field="state"]').text_content()
+        if state == "published":
+            break
+        value, maximum = float(bar.get_attribute("value") or 0), float(bar.get_attribute("max") or 1)
+        seen.append((value, maximum))
+        texts.add(watcher.locator('[data-field="progress-text"]').text_content())
+        row = page.locator("#running tr[data-message] progress[data-bar]")
+        if row.count() == 1:
+            rows.append(float(row.get_attribute("value") or 0))
+        if not shot_taken and 0.3 < value / maximum < 0.8:
+            shot(watcher, "message-progress")
+            shot_taken = True
+        time.sleep(0.2)
+    moving = sorted({value for value, _ in seen if 0 < value < 2000})
+    check(len(moving) >= 3, f"the message's progress bar moved through several values: {moving[:10]}…")
+    check(all(maximum == 2000 for value, maximum in seen if value > 0), f"out of the 2,000 targeted: {set(m for _, m in seen)}")
+    check(all(value <= maximum for value, maximum in seen), "never past 100 %")
+    check(any(re.search(r"of 2,000 · [0-9,.]+/s · [0-9]+ (s|min) left", text or "") for text in texts),
+          f"with the rate and the time left: {sorted(t for t in texts if t)[:4]}")
+    check(len(set(rows)) >= 2, f"the Overview's running list followed it too: {sorted(set(rows))[:8]}")
+    # Finished, the page shows itself again: the bar full, the final counts and the sends per second.
+    expect(watcher.locator('[data-field="progress-text"]')).to_have_text("2,000 of 2,000 · done", timeout=20000)
+    check(watcher.locator("progress[data-bar]").get_attribute("value") == watcher.locator("progress[data-bar]").get_attribute("max") == "2000",
+          "it ends at 100 %")
+    expect(watcher.locator("#sends-per-second svg.sparkline")).to_be_visible()
+    check(re.search(r"2,000 sends in [0-9]+ s: peak [0-9,]+/s", watcher.locator("#sends-per-second figcaption").inner_text()) is not None,
+          "its sparkline of sends per second, summed up in words")
+    shot(watcher, "message")
+    watcher.close()
+    urllib.request.urlopen(urllib.request.Request(control + "/control/faults", data=b"{}", method="POST"), timeout=10)
+    apns_accepted_bulk = json.load(urllib.request.urlopen(control + "/control/stats", timeout=10))["accepted"] - accepted_before
+    expect(page.locator("#running")).to_contain_text("Nothing is being sent right now.", timeout=10000)
+
+    # The Overview's charts against what the mocks received in this run (all of it within the last hour).
+    page.reload()
+    # What Herald's messages say they sent (message_counts, apart from the statistics), by platform.
+    listing = demo.api("GET", f"/demo/{demo.keys['server']}/messaging/messages")[1]["messages"]
+    apns_sent = sum(message["deliveries"]["byPlatform"]["ios"]["sent"] for message in listing)
+    fcm_sent = sum(message["deliveries"]["byPlatform"]["android"]["sent"] for message in listing)
+    check(apns_accepted_bulk == 1975, f"the mock APNs accepted 1,975 of the big fan-out ({apns_accepted_bulk})")
+    for provider, expected in [("apns", apns_sent), ("fcm", fcm_sent)]:
+        bars = chart_bars(page, provider)
+        sent = [bar for bar in bars if bar["series"] == "sent"]
+        drawn = sum(bar["value"] for bar in sent)
+        check(drawn == expected, f"{provider}: the sent bars add up to the {expected} the messages sent ({drawn}: {sent})")
+        check(all(bar["height"] > 0 and bar["width"] > 0 for bar in bars), f"{provider}: every bar is drawn")
+        drawn_failures = {}
+        for bar in bars:
+            if bar["series"] != "sent":
+                drawn_failures[bar["series"]] = drawn_failures.get(bar["series"], 0) + bar["value"]
+        check(drawn_failures == (failures if provider == "apns" else {}), f"{provider}: the failures by reason ({drawn_failures})")
+        tallest = max(sent, key=lambda bar: bar["height"])
+        check(tallest["value"] == max(bar["value"] for bar in sent), f"{provider}: the tallest bar is the busiest minute")
+        check_scale(page, provider)
+        total = page.locator(f'table.stats[data-provider="{provider}"] tfoot td[data-column="sent"]').text_content()
+        check(total == f"{expected:,}", f"{provider}: the table's total is the same ({total})")
+        for column, series in [("invalid_token", "invalid-token"), ("other", "other"), ("service", "service"), ("tokens-removed", "tokens-removed")]:
+            cell = page.locator(f'table.stats[data-provider="{provider}"] tfoot td[data-column="{column}"]').text_content()
+            check(cell == f"{drawn_failures.get(series, 0):,}", f"{provider}: and its {column} ({cell})")
+    expect(page.locator('figure.chart[data-provider="apns"] svg[role="img"]')).to_be_visible()
+    check("Nothing was sent" not in page.content(), "the charts replace the empty state")
+    page.get_by_role("link", name="Last 7 days").click()
+    expect(page.locator('.kinds a[aria-current="page"]')).to_have_text("Last 7 days")
+    week = chart_bars(page, "apns")
+    check(sum(bar["value"] for bar in week if bar["series"] == "sent") == apns_sent, "the 7-day chart holds the same sends, by hour")
+    page.get_by_role("link", name="Last hour").click()
+
+    # A device's page draws its deliveries and launches on a timeline above the tables.
+    nav(page, "Devices")
+    page.get_by_role("link", name="alice-iphone").click()
+    timeline = page.locator('figure.timeline svg[role="img"]')
+    expect(timeline).to_be_visible()
+    sent = page.locator('figure.timeline [data-lane="sent"]').count()
+    launches = page.locator('figure.timeline [data-lane="launch"]').count()
+    rows = page.locator("table", has=page.locator("caption", has_text="The 20 newest deliveries")).locator("tbody tr")
+    check(sent >= 2 and sent == rows.filter(has_text="sent").count(), f"the timeline's sent marks match the table ({sent})")
+    check(launches == page.locator("table", has=page.locator("caption", has_text="The 20 newest launches")).locator("tbody tr").count(),
+          f"and its launches ({launches})")
+    shot(page, "device")
+    nav(page, "Overview")
+    check(not violations, f"no Content-Security-Policy violations: {violations}")
 
 
 def web_push(browser, server):

@@ -147,8 +147,9 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
         if let token = ConsoleCookie.token(request),
             let session = try await sessions.session(
                 tokenHash: ConsoleCookie.hash(token), now: clock.now, policy: policy,
-                // console.js marks its background refreshes: they must not keep an unattended page's session alive.
-                touch: request.headers[ConsoleCookie.refreshHeader] == nil)
+                // console.js marks its background refreshes, and progress streams (EventSource) say what they
+                // accept: neither may keep an unattended page's session alive.
+                touch: request.headers[ConsoleCookie.refreshHeader] == nil && request.headers[.accept] != "text/event-stream")
         {
             // The admin key it was opened with has been removed from the configuration: it ends.
             if apps.hasAdminKey(app: session.app, hash: session.keyHash) {

@@ -26,6 +26,12 @@ final class ConsoleCache<Value: Sendable>: Sendable {
         return (value, now)
     }
 
+    /// The value kept for `key` while it is fresh, without counting (nil: none, or too old).
+    func cached(_ key: String) -> (value: Value, counted: Timestamp)? {
+        guard let cached = entries.withLock({ $0[key] }), ContinuousClock.now - cached.at < ttl else { return nil }
+        return (cached.value, cached.counted)
+    }
+
     /// Forgets `key` (after a change the page made itself, such as deleting a channel).
     func forget(_ key: String) { _ = entries.withLock { $0.removeValue(forKey: key) } }
 

@@ -138,9 +138,15 @@ extension ConsoleRoutes {
             """ : ""
         let live: HTML =
             Self.finished(message) ? "" : " data-progress=\"/console/messages/\(Self.pathSegment(id))/progress\""
+        let progress: HTML =
+            Self.pushes(message)
+            ? "<dt>Progress</dt><dd>\(Self.progressBlock(try await pace(message, rate: try await recentRate(message), count: true), label: "Progress: sent and failed of the devices targeted"))</dd>"
+            : ""
+        let sparkline = Self.finished(message) && Self.pushes(message) ? try await sendsPerSecondFigure(message) : ""
         let body: HTML = """
             <dl class="facts"\(live)>
               <dt>Status</dt><dd>\(field("state"))</dd>
+              \(progress)
               <dt>Audience</dt><dd>\(audience)\(message.templateName.map { HTML(" (template \($0))") } ?? "")</dd>
               \(message.liveActivity.map { "<dt>Live Activity</dt><dd>\(Self.liveActivityText($0))</dd>" as HTML } ?? "")
               <dt>When</dt><dd>\(schedule)</dd>
@@ -151,7 +157,7 @@ extension ConsoleRoutes {
             <h2>Deliveries</h2>
             <table>
             <caption>Devices taken on so far, by platform (pending ones are counted in the total only)</caption>
-            <thead><tr><th scope="col"></th><th scope="col" class="number">Targeted</th><th scope="col" class="number">Sent</th>
+            <thead><tr><th scope="col"></th><th scope="col" class="number">Taken on</th><th scope="col" class="number">Sent</th>
             <th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th></tr></thead>
             <tbody>
             <tr><th scope="row">All</th><td class="number">\(field("targeted"))</td><td class="number">\(field("sent"))</td>
@@ -165,6 +171,7 @@ extension ConsoleRoutes {
             </tbody>
             </table>
             <p>Tokens removed (no longer valid): \(field("tokens-removed")); devices deactivated: \(field("tokens-deactivated")).</p>
+            \(sparkline)
             \(failureTable)
             \(cancel)
             <p><code>\(id)</code></p>
@@ -172,34 +179,36 @@ extension ConsoleRoutes {
         return ConsolePage.page(title: "Message to \(message.channel.rawValue)", current: "/console/messages", console: console, body)
     }
 
-    /// The message's progress as Server-Sent Events: its fields every half second while they change,
-    /// until it ends (then one last event with `done`).
+    /// The message's progress as Server-Sent Events: its fields every half second while they change (the
+    /// bar's value and maximum, its line with the rate measured over the last seconds and the time left),
+    /// until it ends (then one last event with `done`; `pump` says what else ends a stream).
     func messageProgress(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {
         let id = try AppScope.parameter("messageId", context)
         let app = console.session.app
         guard try await messages.message(app: app, id: id) != nil else { throw HeraldFault.noSuchRoute }
-        let messages = messages
-        var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
-        ConsoleCookie.secureHeaders(&headers)
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                var last: [String: String] = [:]
-                // At most ten minutes per connection; the browser reconnects if the message still runs.
-                for _ in 0..<1200 {
-                    guard let message = try await messages.message(app: app, id: id) else { break }
-                    var fields = Self.progress(message)
-                    let done = Self.finished(message)
-                    if fields != last || done {
-                        last = fields
-                        fields["done"] = done ? "true" : "false"
-                        try await writer.write(ByteBuffer(string: "data: \(SortedJSON.text(fields))\n\n"))
-                    }
-                    if done { break }
-                    try await Task.sleep(for: .milliseconds(500))
+        return Self.eventStream { writer in
+            var last: [String: String] = [:]
+            var window: RateWindow?
+            let started = ContinuousClock.now
+            try await pump(&writer, console) {
+                guard let message = try await messages.message(app: app, id: id) else {
+                    return StreamStep(events: [], done: true, interval: .zero)
                 }
-                try await writer.finish(nil)
-            })
+                var fields = Self.progress(message)
+                if message.status == .running && window == nil { window = RateWindow(seed: try await recentRate(message)) }
+                let since = (ContinuousClock.now - started).components
+                window?.add(
+                    at: Double(since.seconds) + Double(since.attoseconds) / 1e18, done: message.deliveries.sent + message.deliveries.failed)
+                if Self.pushes(message) {
+                    fields.merge(Self.paceFields(try await pace(message, rate: window?.rate, count: true))) { $1 }
+                }
+                let done = Self.finished(message)
+                guard fields != last || done else { return StreamStep(events: [], done: false, interval: .milliseconds(500)) }
+                last = fields
+                fields["done"] = done ? "true" : "false"
+                return StreamStep(events: [SortedJSON.text(fields)], done: done, interval: .milliseconds(500))
+            }
+        }
     }
 
     func cancelMessage(_ console: ConsoleRequest, _ context: HeraldRequestContext) async throws -> Response {

@@ -7,13 +7,15 @@ import HeraldWebhooks
 import Hummingbird
 import NIOCore
 
-/// The console's Overview: devices by platform and activity, channel totals, the last day's outcomes,
-/// the fan-outs running now and each push service's health on this instance.
+/// The console's Overview: the fan-outs running now with their progress, the deliveries charted over the last
+/// hour or 7 days (ConsoleDeliveryChart), the last day's outcomes, devices by platform and activity, channel
+/// totals and each push service's health on this instance.
 extension ConsoleRoutes {
     // MARK: Overview
 
-    func overview(_ console: ConsoleRequest) async throws -> Response {
+    func overview(_ request: Request, _ console: ConsoleRequest) async throws -> Response {
         let app = console.session.app
+        let range = try QueryParameters(request)["range"].flatMap(DeliveryRange.init(rawValue:)) ?? .hour
         let now = clock.now
         let (channels, channelsCounted) = try await channelCounts.value("\(app)\u{0}overview", now: now) {
             try await store.channels(app: app, after: nil, limit: 1001, now: now)
@@ -38,12 +40,13 @@ extension ConsoleRoutes {
               <div class="card"><span class="label">Readiness</span><span class="value">\(problem == nil ? "ready" : "not ready")</span>
                 \(problem.map { HTML("<span class=\"muted\">\($0)</span>") } ?? "")</div>
             </section>
-            <h2>Devices by platform</h2>
-            \(Self.deviceTable(devices.counts, counted: devices.counted))
+            <h2>Running now</h2>
+            <div id="running" data-live="/console/running/progress" data-refresh="/console/running">\(try await running(app))</div>
+            \(try await deliverySection(app: app, range: range))
             <h2>Messages in the last 24 hours</h2>
             <ul class="outcomes">\(outcomes)</ul>
-            <h2>Running now</h2>
-            <div id="running" data-refresh="/console/running" aria-live="polite">\(try await running(app))</div>
+            <h2>Devices by platform</h2>
+            \(Self.deviceTable(devices.counts, counted: devices.counted))
             <h2>Push services on this instance</h2>
             \(providerTable(app))
             <p>Find a device on <a href="/console/devices">Devices</a>, a channel's devices on
@@ -77,30 +80,14 @@ extension ConsoleRoutes {
             empty: "No devices yet. A device appears when it registers (POST /{appId}/{apiKey}/messaging/registrations).")
     }
 
-    /// The fan-outs running now (`/console/running`, which the Overview reloads every few seconds).
+    /// The fan-outs running now as a fragment (`/console/running`: what the Overview reloads every few seconds in
+    /// a browser without Server-Sent Events; others follow `/console/running/progress`).
     func runningFragment(_ console: ConsoleRequest) async throws -> Response {
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         ConsoleCookie.secureHeaders(&headers)
         return Response(
-            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: try await running(console.session.app).text)))
-    }
-
-    func running(_ app: String) async throws -> HTML {
-        let page = try await messages.messages(app: app, filter: MessageFilter(statuses: [.running]), after: nil, limit: 20)
-        let rows = page.messages.map { message -> HTML in
-            let counts = message.deliveries
-            return """
-                <tr><td><a href="/console/messages/\(Self.pathSegment(message.id))">\(message.channel.rawValue)</a></td>
-                <td>\(ConsolePage.time(message.createdAt))</td><td class="number">\(counts.sent.grouped)</td>
-                <td class="number">\(counts.failed.grouped)</td><td class="number">\(counts.pending.grouped)</td></tr>
-                """
-        }
-        return ConsolePage.table(
-            caption: "Fan-outs sending now (updated every few seconds)",
-            headers: """
-                <th scope="col">Message to</th><th scope="col">Accepted</th><th scope="col" class="number">Sent</th>
-                <th scope="col" class="number">Failed</th><th scope="col" class="number">Pending</th>
-                """, rows: rows, empty: "Nothing is being sent right now.")
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: try await running(console.session.app, count: true).text)))
     }
 
     /// Each configured push service's health on this instance: connections, answers since start, last error.

@@ -167,6 +167,7 @@ extension ConsoleRoutes {
             <h2>Channels</h2>
             \(channels.isEmpty ? HTML("<p class=\"empty\">In no channel.</p>") : "<ul>\(channels)</ul>")
             \(liveActivities)
+            \(Self.deviceTimeline(deviceId, deliveries: deliveries, launches: launches))
             <h2>Launches</h2>
             \(launchRows.isEmpty ? HTML("<p class=\"empty\">No launches recorded. The app records one with POST …/devices/{deviceId}/launches.</p>") : "<table><caption>The 20 newest launches</caption><thead><tr><th scope=\"col\">When</th><th scope=\"col\">App version</th><th scope=\"col\">Build</th></tr></thead><tbody>\(launchRows)</tbody></table>")
             <h2>Delivery history</h2>

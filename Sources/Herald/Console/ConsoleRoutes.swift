@@ -9,7 +9,7 @@ import NIOCore
 
 /// The web console at `/console` (issue 25): log in with an app id and its admin key into a session kept
 /// in the database, then pages rendered here (no client-side app; console.js only formats times, asks
-/// before destructive forms and, later, follows live progress). Every page reads the stores directly for
+/// before destructive forms and follows live progress). Every page reads the stores directly for
 /// the session's app; the admin key is never kept, shown or logged.
 struct ConsoleRoutes {
     let sessions: any ConsoleSessionStore
@@ -34,6 +34,9 @@ struct ConsoleRoutes {
     let channelCounts = ConsoleCache<[ChannelSummary]>()
     /// The Channels page's counts by platform per app and channel, for a minute (they read every registration).
     let channelPlatforms = ConsoleCache<[ChannelName: [DeviceOS: Int]]>()
+    /// Each message's recipients as its progress bar counts them, per app and message, counted once on this
+    /// instance (nothing stores them) and kept a day.
+    let targets = ConsoleCache<FanOutPace.Target>(ttl: .seconds(86_400))
     /// Each app's VAPID public key for the Web Push page, read once from its key file.
     let applicationServerKeys: [String: String]
     let logger: Logger
@@ -77,8 +80,9 @@ struct ConsoleRoutes {
         let pages = router.group("/console").add(
             middleware: ConsoleSessionMiddleware(sessions: sessions, apps: apps, clock: clock, policy: configuration.policy))
         pages.post("logout") { request, context in try await logout(request, context) }
-        pages.get("") { _, context in await page(context) { try await overview($0) } }
+        pages.get("") { request, context in await page(context) { try await overview(request, $0) } }
         pages.get("running") { _, context in await page(context) { try await runningFragment($0) } }
+        pages.get("running/progress") { _, context in await page(context) { try await runningProgress($0) } }
         pages.get("channels") { request, context in await page(context) { try await channels(request, $0) } }
         pages.post("channels/{name}/delete") { _, context in await page(context) { try await deleteChannel($0, context) } }
         pages.get("devices") { request, context in await page(context) { try await devices(request, $0) } }

@@ -24,10 +24,12 @@ final class SSEClient: @unchecked Sendable {
     private var pending: [Event] = []
     private(set) var closed = false
 
-    init(port: Int, path: String, lastEventId: String? = nil) throws {
+    /// `cookie`: a Cookie header's value (the console's session).
+    init(port: Int, path: String, lastEventId: String? = nil, cookie: String? = nil) throws {
         connection = try RawConnection(port: port)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         if let lastEventId { request += "Last-Event-ID: \(lastEventId)\r\n" }
+        if let cookie { request += "Cookie: \(cookie)\r\n" }
         request += "\r\n"
         _ = connection.send(Array(request.utf8))
     }

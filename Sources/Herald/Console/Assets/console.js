@@ -22,6 +22,18 @@ document.addEventListener("submit", (event) => {
 
 document.addEventListener("DOMContentLoaded", () => localTimes(document));
 
+// A progress event's fields in `scope`: each element named by data-field gets its text, and each progress
+// bar (progress[data-bar]) its maximum and value.
+function showFields(scope, fields) {
+  for (const [name, value] of Object.entries(fields)) {
+    for (const element of scope.querySelectorAll(`[data-field="${name}"]`)) element.textContent = value;
+  }
+  for (const bar of scope.querySelectorAll("progress[data-bar]")) {
+    if (fields["bar-max"]) bar.max = Number(fields["bar-max"]);
+    if (fields["bar-value"]) bar.value = Number(fields["bar-value"]);
+  }
+}
+
 // A message's page follows its fan-out: each event carries its fields by name (data-field) until done.
 document.addEventListener("DOMContentLoaded", () => {
   const live = document.querySelector("[data-progress]");
@@ -29,9 +41,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const source = new EventSource(live.getAttribute("data-progress"));
   source.onmessage = (event) => {
     const fields = JSON.parse(event.data);
-    for (const [name, value] of Object.entries(fields)) {
-      for (const element of document.querySelectorAll(`[data-field="${name}"]`)) element.textContent = value;
-    }
+    showFields(document, fields);
     if (fields.done === "true") {
       source.close();
       // The cancel button and the schedule no longer apply: show the finished page.
@@ -66,10 +76,34 @@ document.addEventListener("submit", (event) => {
   }
 });
 
-// A region marked data-refresh (the Overview's running fan-outs) is fetched again every few seconds
-// while the page is visible; the server renders it, escaped, as it renders the page.
+// A region marked data-live (the Overview's running fan-outs) follows a stream of its rows' fields: each
+// event carries each running message's fields by id (data-message), and the whole list again (html, rendered
+// and escaped by the server as it renders the page) when a fan-out started or ended. A stream that ends is
+// reopened by EventSource itself; one refused (the session ended) is not.
+document.addEventListener("DOMContentLoaded", () => {
+  if (!window.EventSource) return;
+  for (const region of document.querySelectorAll("[data-live]")) {
+    const source = new EventSource(region.getAttribute("data-live"));
+    source.onmessage = (event) => {
+      const data = JSON.parse(event.data);
+      if (typeof data.html === "string") {
+        region.innerHTML = data.html;
+        localTimes(region);
+      }
+      for (const row of region.querySelectorAll("[data-message]")) {
+        const fields = (data.messages || {})[row.getAttribute("data-message")];
+        if (fields) showFields(row, fields);
+      }
+    };
+  }
+});
+
+// A region marked data-refresh is fetched again every few seconds while the page is visible (the
+// Overview's running fan-outs, where a browser has no EventSource); the server renders it, escaped, as
+// it renders the page.
 document.addEventListener("DOMContentLoaded", () => {
   for (const region of document.querySelectorAll("[data-refresh]")) {
+    if (region.hasAttribute("data-live") && window.EventSource) continue;
     const url = region.getAttribute("data-refresh");
     const timer = setInterval(async () => {
       if (document.hidden) return;
