@@ -65,7 +65,14 @@ extension ConsoleRoutes {
 
     /// The Overview's "Deliveries" section for `range`.
     func deliverySection(app: String, range: DeliveryRange) async throws -> HTML {
-        let (starts, series) = try await deliveryWindow(app: app, range: range, now: clock.now)
+        let now = clock.now
+        // The last hour is read each time (a few thousand rows at most). The 7 days add up every minute row
+        // of the last `stats.minuteHours` (48 hours × services × shards: up to a hundred thousand rows for
+        // an app whose big fan-outs run in many slices), so they are kept a minute, as the device counts are.
+        let ((starts, series), counted) =
+            range == .week
+            ? try await deliveryWeeks.value(app, now: now) { try await deliveryWindow(app: app, range: range, now: now) }
+            : (try await deliveryWindow(app: app, range: range, now: now), now)
         let tabs = HTML.join(
             DeliveryRange.allCases.map { option in
                 option == range
@@ -85,7 +92,8 @@ extension ConsoleRoutes {
             + """
             <ul class="legend" aria-label="Legend">\(legendItems)</ul>
             <p class="muted chart-note">Times in UTC. Failed sends are stacked by reason, each with a pattern of its own; tokens removed
-            are among the invalid-token failures. Each chart has its own scale; its numbers are in the table under it.</p>
+            are among the invalid-token failures. Each chart has its own scale; its numbers are in the table under it.\(
+                range == .week ? " Counted \(ConsolePage.time(counted)), again at most once a minute." as HTML : "")</p>
             <div class="charts">\(figures)</div>
             """
     }
