@@ -84,6 +84,12 @@ run_on() {
     # channels' registrations): the first request pays it, the rest read the cache.
     once "Overview, first (counts devices)" "/console" "$cookie"
     measure "Overview, cached counts" "/console" "$cookie"
+    # Issue 53: the delivery chart over 7 days of statistics (populate --stats-days 7): the last hour by
+    # minute, read each time; 7 days by hour, kept a minute (its first request pays the sum).
+    once "Overview 7 days, first (sums 48 h)" "/console?range=7d" "$cookie"
+    measure "Overview 7 days, kept a minute" "/console?range=7d" "$cookie"
+    measure "  API GET /admin/stats (hour)" "/bench/k-admin/admin/stats?step=hour"
+    measure "  API GET /admin/stats (minute)" "/bench/k-admin/admin/stats"
     once "Channels, first (by platform)" "/console/channels" "$cookie"
     measure "Channels, cached counts" "/console/channels" "$cookie"
     # Send's recipient count: exact within a second, else an estimate (what the page says is shown).
