@@ -69,10 +69,17 @@ extension ConsoleRoutes {
         // The last hour is read each time (a few thousand rows at most). The 7 days add up every minute row
         // of the last `stats.minuteHours` (48 hours × services × shards: up to a hundred thousand rows for
         // an app whose big fan-outs run in many slices), so they are kept a minute, as the device counts are.
-        let ((starts, series), counted) =
-            range == .week
-            ? try await deliveryWeeks.value(app, now: now) { try await deliveryWindow(app: app, range: range, now: now) }
-            : (try await deliveryWindow(app: app, range: range, now: now), now)
+        let window: (starts: [Timestamp], series: [DeliverySeries])
+        let counted: Timestamp
+        if range == .week {
+            let kept = try await deliveryWeeks.value(app, now: now) { try await deliveryWindow(app: app, range: range, now: now) }
+            window = kept.value
+            counted = kept.counted
+        } else {
+            window = try await deliveryWindow(app: app, range: range, now: now)
+            counted = now
+        }
+        let (starts, series) = window
         let tabs = HTML.join(
             DeliveryRange.allCases.map { option in
                 option == range
