@@ -63,23 +63,20 @@ extension ConsoleRoutes {
         return (starts, series)
     }
 
-    /// The Overview's "Deliveries" section for `range`.
+    /// The Overview's "Deliveries" section for `range`. The last hour is read and drawn each time (a few
+    /// thousand rows at most). The 7 days add up every minute row of the last `stats.minuteHours` (48 hours
+    /// × services × shards: up to a hundred thousand rows for an app whose big fan-outs run in many slices)
+    /// and draw 168 buckets a service, so the section is kept a minute per app, as the device counts are.
     func deliverySection(app: String, range: DeliveryRange) async throws -> HTML {
         let now = clock.now
-        // The last hour is read each time (a few thousand rows at most). The 7 days add up every minute row
-        // of the last `stats.minuteHours` (48 hours × services × shards: up to a hundred thousand rows for
-        // an app whose big fan-outs run in many slices), so they are kept a minute, as the device counts are.
-        let window: (starts: [Timestamp], series: [DeliverySeries])
-        let counted: Timestamp
-        if range == .week {
-            let kept = try await deliveryWeeks.value(app, now: now) { try await deliveryWindow(app: app, range: range, now: now) }
-            window = kept.value
-            counted = kept.counted
-        } else {
-            window = try await deliveryWindow(app: app, range: range, now: now)
-            counted = now
-        }
-        let (starts, series) = window
+        guard range == .week else { return try await drawDeliverySection(app: app, range: range, now: now) }
+        return try await deliveryWeeks.value(app, now: now) { try await drawDeliverySection(app: app, range: range, now: now) }.value
+    }
+
+    /// The section for `range` as of `now`.
+    func drawDeliverySection(app: String, range: DeliveryRange, now: Timestamp) async throws -> HTML {
+        let counted = now
+        let (starts, series) = try await deliveryWindow(app: app, range: range, now: now)
         let tabs = HTML.join(
             DeliveryRange.allCases.map { option in
                 option == range

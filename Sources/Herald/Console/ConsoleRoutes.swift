@@ -32,8 +32,8 @@ struct ConsoleRoutes {
     /// The channels' live registration counts (Overview, Channels), per app and page, for a minute: each
     /// count reads every registration of its channel.
     let channelCounts = ConsoleCache<[ChannelSummary]>()
-    /// The Overview's 7-day delivery chart per app, for a minute (it adds up 48 hours of minute rows).
-    let deliveryWeeks = ConsoleCache<(starts: [Timestamp], series: [DeliverySeries])>()
+    /// The Overview's 7-day delivery chart per app, drawn, for a minute (it adds up 48 hours of minute rows).
+    let deliveryWeeks = ConsoleCache<HTML>()
     /// The Channels page's counts by platform per app and channel, for a minute (they read every registration).
     let channelPlatforms = ConsoleCache<[ChannelName: [DeviceOS: Int]]>()
     /// Each message's recipients as its progress bar counts them, per app and message, counted once on this
