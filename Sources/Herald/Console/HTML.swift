@@ -1,3 +1,5 @@
+import HeraldCharts
+
 /// A piece of HTML. Built by string interpolation in which every interpolated `String` (or number) is
 /// escaped and only an interpolated `HTML` goes in as it is, so text from the database or a request can
 /// never become markup.
@@ -24,21 +26,8 @@ struct HTML: ExpressibleByStringInterpolation, Sendable, Equatable {
         mutating func appendInterpolation(_ parts: [HTML]) { for part in parts { text += part.text } }
     }
 
-    static func escape(_ value: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(value.utf8.count)
-        for character in value.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
-    }
+    /// `value` safe in an element or a double-quoted attribute: the charts' escaping, one rule for both.
+    static func escape(_ value: String) -> String { SVG.escape(value) }
 
     static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(trusted: lhs.text + rhs.text) }
 
