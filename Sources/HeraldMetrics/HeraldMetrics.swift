@@ -87,7 +87,7 @@ public final class HeraldMetrics: Sendable {
         case deliveryStats = "delivery_stats"
     }
 
-    private let factory: any MetricsFactory
+    let factory: any MetricsFactory
     private let registrationCounter: Counter
     private let launchCounter: Counter
     private let sweepTimer: Timer
@@ -99,7 +99,7 @@ public final class HeraldMetrics: Sendable {
     private let failoverCounter: Counter
     private let withoutPrimaryCounter: FloatingPointCounter
     /// Handles with open-ended label values (routes, reasons, providers), made once per label set.
-    private let cache = MetricCache()
+    let cache = MetricCache()
 
     public init(factory: any MetricsFactory) {
         self.factory = factory
@@ -159,66 +159,6 @@ public final class HeraldMetrics: Sendable {
     /// A message reached a final status (published, failed, cancelled).
     public func messageFinished(status: String) {
         cache.counter(Name.messagesFinished, [("status", status)], factory).increment()
-    }
-
-    /// One provider's notification metrics with their handles made once: a fan-out takes one per provider
-    /// and reports every send through it, without building a label set or finding a handle per send.
-    public func notifications(provider: String) -> ProviderNotifications {
-        ProviderNotifications(
-            metrics: self, provider: provider,
-            delivered: cache.counter(
-                Name.notifications, [("provider", provider), ("outcome", NotificationOutcome.delivered.rawValue), ("reason", "none")],
-                factory),
-            duration: cache.timer(Name.providerDuration, [("provider", provider)], factory),
-            inFlight: cache.meter(Name.inFlight, [("provider", provider)], factory),
-            results: Dictionary(
-                uniqueKeysWithValues: ([nil] + FailureClass.allCases.map(Optional.some)).map { failure in
-                    (
-                        failure?.rawValue ?? "sent",
-                        cache.counter(Name.deliveries, [("provider", provider), ("result", failure?.rawValue ?? "sent")], factory)
-                    )
-                }))
-    }
-
-    /// `HeraldMetrics`' per-send reports for one provider (`notifications(provider:)`).
-    public struct ProviderNotifications: Sendable {
-        let metrics: HeraldMetrics
-        let provider: String
-        /// The usual answer's series: delivered, no reason.
-        let delivered: Counter
-        let duration: Timer
-        /// Notifications handed to the provider's client and not yet answered.
-        let inFlight: Meter
-        /// `herald_deliveries_total` by result: `sent` and each `FailureClass`.
-        let results: [String: Counter]
-
-        /// A notification handed to the client.
-        public func handedOver() { inFlight.increment() }
-
-        /// Its answer (or failure to answer), read: `reason` is the provider's reason name, nil for none.
-        public func answered(outcome: NotificationOutcome, reason: String?, duration: Duration) {
-            inFlight.decrement()
-            if outcome == .delivered && reason == nil {
-                delivered.increment()
-            } else {
-                metrics.notification(provider: provider, outcome: outcome, reason: reason)
-            }
-            self.duration.recordNanoseconds(duration.nanoseconds)
-        }
-
-        /// A send's final result, after any retries: delivered (nil) or not, and why (the delivery
-        /// statistics' classes; counted when the result is known, so a page sent again after a crash counts again).
-        public func finished(_ failure: FailureClass?) { results[failure?.rawValue ?? "sent"]?.increment() }
-
-        public func retried() { metrics.retried(provider: provider) }
-        public func tokenRemoved() { metrics.tokenRemoved(provider: provider) }
-        public func tokenDeactivated() { metrics.tokenDeactivated(provider: provider) }
-    }
-
-    /// An answer's count in `herald_notifications_total` (its duration goes with it, in `answered`).
-    private func notification(provider: String, outcome: NotificationOutcome, reason: String?) {
-        cache.counter(Name.notifications, [("provider", provider), ("outcome", outcome.rawValue), ("reason", reason ?? "none")], factory)
-            .increment()
     }
 
     /// Connections a provider's client shut down for answering nothing for a whole request timeout (their

@@ -28,34 +28,18 @@ struct ConsoleSubmission {
         guard let text = console.form[field], let uuid = UUID(uuidString: text) else {
             return try await publish(MessageRoutes.newMessageID(), nil)
         }
-        let app = console.session.app
         let key = "console:" + uuid.uuidString.lowercased()
         let fields = console.form.all.filter { $0.key != "csrf" }.sorted { $0.key < $1.key }
         let fingerprint = SortedJSON.text(
             JSONValue.object(["kind": .string(kind), "fields": .array(fields.map { .array([.string($0.key), .string($0.value)]) })]))
-        let hash = SHA256.hash(data: Array(fingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
-        // A key found taken at the insert was committed by the page's other post: read it again (twice more
-        // at most: only a key that expired in between could be missing then).
-        for _ in 0..<3 {
-            let now = clock.now
-            if let found = try await messages.idempotencyRecord(app: app, key: key, now: now) {
-                guard found.requestHash == hash else {
-                    throw HeraldFault(
-                        code: 5090, kind: .unprocessable,
-                        message:
-                            "This page was sent already (message \(found.messageId)) with other values; reload the page to send another")
-                }
-                return found.messageId
-            }
-            let id = MessageRoutes.newMessageID()
-            let record = IdempotencyRecord(
-                app: app, key: key, requestHash: hash, messageId: id, status: 200, body: MessageRoutes.acceptedBody(id), createdAt: now)
-            do {
-                return try await publish(id, record)
-            } catch is IdempotencyKeyTaken {
-                continue
-            }
-        }
-        throw HeraldFault.internalError
+        let made = try await IdempotentPublish(messages: messages, clock: clock).once(
+            app: console.session.app, key: key, hash: IdempotentPublish.hex(SHA256.hash(data: Array(fingerprint.utf8))),
+            reused: { found in
+                HeraldFault(
+                    code: 5090, kind: .unprocessable,
+                    message: "This page was sent already (message \(found.messageId)) with other values; reload the page to send another")
+            },
+            publish: { id, idempotency in _ = try await publish(id, idempotency) })
+        return made.record.messageId
     }
 }

@@ -34,29 +34,43 @@ struct IdempotentPublish {
             try await publish(id, nil)
             return MessageRoutes.accepted(id)
         }
-        let app = try context.appId()
-        let hash = Self.requestHash(request, body: body)
+        let (record, replayed) = try await once(
+            app: try context.appId(), key: key.rawValue, hash: Self.requestHash(request, body: body),
+            reused: { _ in .idempotencyKeyReused(key) }, publish: publish)
+        return Self.response(record, replayed: replayed)
+    }
+
+    /// The record of the one publish made with the app's `key`: the one stored already (`replayed`), or the
+    /// one `publish` stores now with its message. A stored record of another request (`hash`) is refused
+    /// with `reused`'s fault. The route's header and the console's forms both go through here.
+    func once(
+        app: String, key: String, hash: String, reused: (IdempotencyRecord) -> HeraldFault,
+        publish: (_ id: String, _ idempotency: IdempotencyRecord?) async throws -> Void
+    ) async throws -> (record: IdempotencyRecord, replayed: Bool) {
         // A key found taken at the insert was committed by another request with it: read it again and answer
         // by it. (Twice more at most: only a key that expired in between could be missing then.)
         for _ in 0..<3 {
             let now = clock.now
-            if let found = try await messages.idempotencyRecord(app: app, key: key.rawValue, now: now) {
-                guard found.requestHash == hash else { throw HeraldFault.idempotencyKeyReused(key) }
-                return Self.response(found, replayed: true)
+            if let found = try await messages.idempotencyRecord(app: app, key: key, now: now) {
+                guard found.requestHash == hash else { throw reused(found) }
+                return (found, true)
             }
             let id = MessageRoutes.newMessageID()
             let record = IdempotencyRecord(
-                app: app, key: key.rawValue, requestHash: hash, messageId: id, status: Int(HTTPResponse.Status.ok.code),
+                app: app, key: key, requestHash: hash, messageId: id, status: Int(HTTPResponse.Status.ok.code),
                 body: MessageRoutes.acceptedBody(id), createdAt: now)
             do {
                 try await publish(id, record)
-                return Self.response(record, replayed: false)
+                return (record, false)
             } catch is IdempotencyKeyTaken {
                 continue
             }
         }
         throw HeraldFault.internalError
     }
+
+    /// A SHA-256 digest in hex, as records keep what identifies a request.
+    static func hex(_ digest: SHA256.Digest) -> String { digest.map { String(format: "%02x", $0) }.joined() }
 
     /// SHA-256 (hex) of the method, the path without its API key segment (a retry may use another key of the
     /// app), and the body's bytes: what must be the same for a retry to be one.
@@ -67,7 +81,7 @@ struct IdempotentPublish {
         var hasher = SHA256()
         hasher.update(data: Array("\(request.method.rawValue) \(segments.joined(separator: "/"))\n".utf8))
         body.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hex(hasher.finalize())
     }
 
     /// The answer a record keeps; a retry's says it is one (`Idempotent-Replayed: true`).
